@@ -1,0 +1,67 @@
+/**
+ * Zod schemas for what the key store accepts, stores and decrypts. Everything read back from SQLite
+ * is untrusted until it passes these: the file may be old, hand-edited or corrupted.
+ */
+import { z } from 'zod';
+import { ScopeSchema } from '../contract/feed-api.js';
+
+// Digits only: a guild id becomes part of a SQLite key (`namespace:guildId`) and of the associated
+// data, so anything looser would let one id alias another.
+export const GuildIdSchema = z.string().regex(/^\d{1,32}$/, 'must be a Discord snowflake (digits only)');
+
+// The key ends up in an `Authorization: Bearer` header: printable ASCII, no whitespace.
+export const ApiKeySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+export const StoredKeySchema = z.object({
+  apiKey: ApiKeySchema,
+  /** Discord user id of whoever set the key. */
+  setBy: z.string().regex(/^\d{1,32}$/, 'must be a Discord user id'),
+  /** ISO 8601 time the key was set. */
+  setAt: z.iso.datetime({ offset: true }),
+  /** The scopes the key was known to have when it was set. */
+  scopes: z.array(ScopeSchema).max(16),
+  /**
+   * Whether `scopes` was confirmed against the API at set time (false: the bot could not check,
+   * so `scopes` is a guess and a 403 is possible).
+   */
+  scopesKnown: z.boolean().optional(),
+});
+
+export type StoredKey = z.infer<typeof StoredKeySchema>;
+/** What is encrypted: the whole StoredKey (the key and its metadata). */
+export type StoredKeyPayload = StoredKey;
+
+const base64Of = (bytes: number | undefined, what: string) =>
+  z
+    .string()
+    .max(8192)
+    .refine((value) => {
+      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) return false;
+      const length = Buffer.from(value, 'base64').length;
+      return bytes === undefined ? length > 0 : length === bytes;
+    }, `${what} must be canonical base64${bytes === undefined ? '' : ` of ${bytes} bytes`}`);
+
+export const IV_BYTES = 12;
+export const TAG_BYTES = 16;
+
+export const KeyRecordV1Schema = z
+  .object({
+    v: z.literal(1),
+    kid: z.string().regex(/^[0-9a-f]{8}$/, 'kid must be 8 lowercase hex characters'),
+    iv: base64Of(IV_BYTES, 'iv'),
+    tag: base64Of(TAG_BYTES, 'tag'),
+    ct: base64Of(undefined, 'ct'),
+  })
+  .strict();
+
+/** Short description of why a value failed a schema: paths and messages only, never the input. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}

@@ -1,0 +1,150 @@
+/**
+ * The SQLite side of the key store: one Keyv namespace on @keyv/sqlite, plus the two raw queries
+ * Keyv has no API for (list a namespace with exact prefix matching; compare-and-swap for rotation).
+ *
+ * Durability: @keyv/sqlite runs each set/delete as one autocommit statement and its promise settles
+ * in the statement's callback, i.e. after SQLite committed. The connection is pinned to
+ * `synchronous = FULL` (the default in rollback-journal mode, made explicit here), so a committed
+ * write has been fsynced and survives SIGKILL and power loss. The journal mode is left as found:
+ * it is a property of the file, which other parts of the bot may share.
+ */
+import { access } from 'node:fs/promises';
+import { Keyv } from 'keyv';
+import { KeyvSqlite } from '@keyv/sqlite';
+import type { Logger } from '../logger.js';
+import { DEFAULT_NAMESPACE } from './crypto.js';
+import { ensureParentDirectory, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
+import { KeyStoreError, describeStorageError } from './errors.js';
+import { GuildIdSchema } from './schema.js';
+
+const NAMESPACE = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const BUSY_TIMEOUT_MS = 5_000;
+
+export interface RawEntry {
+  guildId: string;
+  /** The serialized Keyv envelope exactly as stored (compare-and-swap compares against it). */
+  raw: string;
+  /** The record inside the envelope, or undefined if the envelope itself is unreadable. */
+  record: unknown;
+}
+
+export interface KeyDatabaseOptions {
+  databaseUrl: string;
+  namespace?: string;
+  logger: Logger;
+  /** Refuse to create a new database file (tools that must act on an existing one). */
+  mustExist?: boolean;
+}
+
+export class KeyDatabase {
+  private constructor(
+    readonly keyv: Keyv<unknown>,
+    private readonly adapter: KeyvSqlite,
+    readonly namespace: string,
+    readonly location: SqliteLocation,
+  ) {}
+
+  static async open(opts: KeyDatabaseOptions): Promise<KeyDatabase> {
+    const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
+    if (!NAMESPACE.test(namespace)) {
+      throw new KeyStoreError('invalid_input', 'namespace must be lowercase letters, digits and dashes');
+    }
+    const location = parseDatabaseUrl(opts.databaseUrl);
+    if (opts.mustExist && location.file !== ':memory:') {
+      try {
+        await access(location.file);
+      } catch {
+        throw new KeyStoreError('storage', `key database ${location.file} does not exist`);
+      }
+    }
+    await ensureParentDirectory(location);
+
+    const adapter = new KeyvSqlite({ uri: location.uri, busyTimeout: BUSY_TIMEOUT_MS });
+    // throwOnErrors: by default Keyv turns a failed write into `false` and a failed read into
+    // `undefined` ("no key"), which would hide storage failures from callers.
+    const keyv = new Keyv<unknown>({ store: adapter, namespace, throwOnErrors: true });
+    const logger = opts.logger;
+    keyv.on('error', (error: unknown) => {
+      logger.error({ storageError: describeStorageError(error), namespace }, 'key store: storage error');
+    });
+    const db = new KeyDatabase(keyv, adapter, namespace, location);
+    try {
+      await adapter.query('PRAGMA synchronous = FULL');
+      // Deleted or overwritten records are zeroed in the file instead of lingering in free pages.
+      await adapter.query('PRAGMA secure_delete = ON');
+    } catch (error) {
+      await adapter.disconnect().catch(() => undefined);
+      const described = describeStorageError(error);
+      throw new KeyStoreError('storage', `could not open key database ${location.file}: ${described.message}`, {
+        cause: error,
+      });
+    }
+    return db;
+  }
+
+  private get table(): string {
+    return this.adapter.opts.table ?? 'keyv';
+  }
+
+  private get prefix(): string {
+    return `${this.namespace}:`;
+  }
+
+  /** Every entry of this namespace. Prefix matched with substr, not LIKE (LIKE is case-insensitive and treats _ as a wildcard). */
+  async listEntries(): Promise<RawEntry[]> {
+    const rows = (await this.adapter.query(
+      `SELECT key, value FROM ${this.table} WHERE substr(key, 1, ?) = ? ORDER BY key`,
+      this.prefix.length,
+      this.prefix,
+    )) as Array<{ key: unknown; value: unknown }>;
+    const entries: RawEntry[] = [];
+    for (const row of rows) {
+      if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
+      const guildId = row.key.slice(this.prefix.length);
+      entries.push({ guildId, raw: row.value, record: await this.decodeEnvelope(row.value) });
+    }
+    return entries;
+  }
+
+  async readEntry(guildId: string): Promise<RawEntry | undefined> {
+    const rows = (await this.adapter.query(
+      `SELECT value FROM ${this.table} WHERE key = ?`,
+      this.prefix + guildId,
+    )) as Array<{ value: unknown }>;
+    const value = rows[0]?.value;
+    if (typeof value !== 'string') return undefined;
+    return { guildId, raw: value, record: await this.decodeEnvelope(value) };
+  }
+
+  /** Replaces the record only if the stored envelope is still `expectedRaw`; false if it changed meanwhile. */
+  async replaceIf(guildId: string, expectedRaw: string, record: unknown): Promise<boolean> {
+    GuildIdSchema.parse(guildId);
+    const raw = await this.encodeEnvelope(record);
+    const rows = (await this.adapter.query(
+      `UPDATE ${this.table} SET value = ? WHERE key = ? AND value = ? RETURNING key`,
+      raw,
+      this.prefix + guildId,
+      expectedRaw,
+    )) as unknown[];
+    return rows.length === 1;
+  }
+
+  async close(): Promise<void> {
+    await this.keyv.disconnect();
+  }
+
+  private async decodeEnvelope(raw: string): Promise<unknown> {
+    try {
+      const envelope = (await this.keyv.deserialize?.(raw)) as { value?: unknown } | undefined;
+      return envelope?.value;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async encodeEnvelope(record: unknown): Promise<string> {
+    const serialize = this.keyv.serialize;
+    // Same envelope Keyv.set writes, so Keyv.get reads rotated records like any other.
+    return serialize ? await serialize({ value: record, expires: undefined }) : JSON.stringify({ value: record });
+  }
+}

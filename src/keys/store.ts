@@ -1,0 +1,321 @@
+/**
+ * Per-guild API keys, encrypted at rest (see crypto.ts) in a Keyv namespace on SQLite.
+ *
+ * The bot reads the key on every command, so decrypted keys are kept in a small in-process LRU
+ * cache. Writes for one guild are serialized and the cache is only filled by a read that no write
+ * overlapped, so a get() never resurrects a value a concurrent set()/delete() replaced. The cache
+ * is per process and entries expire (cacheTtlMs), bounding staleness if another process edits the
+ * file (rotation does not change plaintext, so it never makes the cache wrong).
+ */
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { decryptKeyRecord, encryptKeyRecord, recordKid, secretKid } from './crypto.js';
+import { KeyRecordError, KeyStoreError, describeStorageError } from './errors.js';
+import { GuildIdSchema, StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
+import { assertSecret } from './secret.js';
+import { KeyDatabase } from './sqlite.js';
+
+export { maskKey } from './mask.js';
+export { rotateKeys, type RotateKeysOptions, type RotateKeysResult } from './rotate.js';
+export { KeyStoreError, KeyRecordError } from './errors.js';
+export type { KeyStoreErrorCode, KeyRecordErrorReason } from './errors.js';
+export { StoredKeySchema, type StoredKey } from './schema.js';
+
+export interface KeyStoreOptions {
+  /** 'sqlite://./data/feedbot.sqlite', 'sqlite:///abs/path.sqlite' or a plain path. */
+  databaseUrl: string;
+  /** Current secret: every write uses it. */
+  secret: Buffer;
+  /** Older secrets still accepted for reads (rotation window). */
+  previousSecrets?: Buffer[];
+  namespace?: string;
+  logger?: Logger;
+  /** Max decrypted keys kept in memory. Default 500; 0 disables the cache. */
+  cacheSize?: number;
+  /** How long a cached key is trusted. Default 5 minutes. */
+  cacheTtlMs?: number;
+}
+
+export interface KeyStoreAudit {
+  total: number;
+  /** Records under the current secret. */
+  current: number;
+  /** Records still under one of previousSecrets (run `npm run keys:rotate`). */
+  previous: number;
+  /** Guild ids whose record names a secret that is not configured. */
+  unknownSecret: string[];
+  /** Guild ids whose record is not a readable v1 record. */
+  malformed: string[];
+}
+
+interface CacheEntry {
+  key: StoredKey;
+  expiresAt: number;
+}
+
+const copy = (key: StoredKey): StoredKey => ({ ...key, scopes: [...key.scopes] });
+
+export class KeyStore {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly writeChains = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Bumped at the start and end of every write; a read that saw it change does not fill the cache. */
+  private epoch = 0;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly db: KeyDatabase,
+    private readonly secret: Buffer,
+    private readonly readSecrets: Buffer[],
+    private readonly logger: Logger,
+    private readonly cacheSize: number,
+    private readonly cacheTtlMs: number,
+  ) {}
+
+  static async open(opts: KeyStoreOptions): Promise<KeyStore> {
+    assertSecret(opts.secret, 'secret');
+    const previous = (opts.previousSecrets ?? []).filter((candidate, index) => {
+      assertSecret(candidate, `previousSecrets[${index}]`);
+      return !candidate.equals(opts.secret);
+    });
+    const cacheSize = opts.cacheSize ?? 500;
+    const cacheTtlMs = opts.cacheTtlMs ?? 5 * 60_000;
+    if (!Number.isInteger(cacheSize) || cacheSize < 0) throw new TypeError('cacheSize must be a non-negative integer');
+    if (!Number.isFinite(cacheTtlMs) || cacheTtlMs < 0) throw new TypeError('cacheTtlMs must be a non-negative number');
+
+    const logger = (opts.logger ?? silentLogger()).child({ component: 'key-store' });
+    const db = await KeyDatabase.open({
+      databaseUrl: opts.databaseUrl,
+      ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+      logger,
+    });
+    const store = new KeyStore(db, opts.secret, [opts.secret, ...previous], logger, cacheSize, cacheTtlMs);
+    try {
+      const audit = await store.audit();
+      const summary = {
+        file: db.location.file,
+        namespace: db.namespace,
+        kid: secretKid(opts.secret),
+        records: audit.total,
+        underPreviousSecret: audit.previous,
+        unknownSecret: audit.unknownSecret.length,
+        malformed: audit.malformed.length,
+      };
+      if (audit.unknownSecret.length > 0 || audit.malformed.length > 0) {
+        logger.warn(
+          { ...summary, unknownSecretGuilds: audit.unknownSecret.slice(0, 20), malformedGuilds: audit.malformed.slice(0, 20) },
+          'key store opened, but some records cannot be read with the configured secrets',
+        );
+      } else {
+        logger.info(summary, 'key store opened');
+      }
+    } catch (error) {
+      await db.close().catch(() => undefined);
+      throw error instanceof KeyStoreError ? error : storageError('could not read the key database', error);
+    }
+    return store;
+  }
+
+  /** Counts records by which configured secret they need, without decrypting them. */
+  async audit(): Promise<KeyStoreAudit> {
+    this.assertOpen();
+    const entries = await this.track(this.db.listEntries()).catch((error: unknown) => {
+      throw storageError('could not list stored keys', error);
+    });
+    const currentKid = secretKid(this.secret);
+    const previousKids = new Set(this.readSecrets.slice(1).map(secretKid));
+    const audit: KeyStoreAudit = { total: entries.length, current: 0, previous: 0, unknownSecret: [], malformed: [] };
+    for (const entry of entries) {
+      const record = entry.record as { v?: unknown } | undefined;
+      const kid = recordKid(record);
+      if (record?.v !== 1 || kid === undefined) audit.malformed.push(entry.guildId);
+      else if (kid === currentKid) audit.current += 1;
+      else if (previousKids.has(kid)) audit.previous += 1;
+      else audit.unknownSecret.push(entry.guildId);
+    }
+    return audit;
+  }
+
+  /**
+   * The guild's key, or undefined if none is stored. Throws KeyStoreError ('unreadable', with
+   * `reason`) when a record exists but cannot be decrypted or validated, ('storage') when SQLite fails.
+   */
+  async get(guildId: string): Promise<StoredKey | undefined> {
+    this.assertOpen();
+    const id = this.guildId(guildId);
+    const cached = this.cacheGet(id);
+    if (cached) return copy(cached);
+
+    const epoch = this.epoch;
+    let record: unknown;
+    try {
+      record = await this.track(this.db.keyv.get(id));
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        // The Keyv envelope is not JSON. Its parse error quotes the stored text, so it is dropped.
+        throw this.unreadable(id, new KeyRecordError('malformed', 'stored value is not JSON'));
+      }
+      throw storageError(`could not read the key of guild ${id}`, error, id);
+    }
+    if (record === undefined || record === null) return undefined;
+
+    let key: StoredKey;
+    try {
+      key = decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
+    } catch (error) {
+      if (error instanceof KeyRecordError) throw this.unreadable(id, error);
+      throw error;
+    }
+    if (this.epoch === epoch && !this.writeChains.has(id)) this.cachePut(id, key);
+    return copy(key);
+  }
+
+  /** Encrypts and stores the guild's key; resolves only once SQLite committed the write. */
+  async set(guildId: string, key: StoredKey): Promise<void> {
+    this.assertOpen();
+    const id = this.guildId(guildId);
+    const parsed = StoredKeySchema.safeParse(key);
+    if (!parsed.success) {
+      throw new KeyStoreError('invalid_input', `invalid key for guild ${id}: ${describeIssues(parsed.error)}`, {
+        guildId: id,
+      });
+    }
+    const value = parsed.data;
+    const record = encryptKeyRecord(value, id, this.secret, { namespace: this.db.namespace });
+    await this.serialized(id, async () => {
+      let ok: boolean;
+      try {
+        ok = await this.db.keyv.set(id, record);
+      } catch (error) {
+        throw storageError(`could not store the key of guild ${id}`, error, id);
+      }
+      if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
+      this.cachePut(id, value);
+      this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
+    });
+  }
+
+  /** Removes the guild's key; true if one was stored. */
+  async delete(guildId: string): Promise<boolean> {
+    this.assertOpen();
+    const id = this.guildId(guildId);
+    return this.serialized(id, async () => {
+      let removed: boolean;
+      try {
+        removed = await this.db.keyv.delete(id);
+      } catch (error) {
+        throw storageError(`could not delete the key of guild ${id}`, error, id);
+      }
+      if (removed) this.logger.info({ guildId: id }, 'api key deleted');
+      return removed;
+    });
+  }
+
+  /** Whether a record exists (it may still be unreadable: get() tells). */
+  async has(guildId: string): Promise<boolean> {
+    this.assertOpen();
+    const id = this.guildId(guildId);
+    if (this.cacheGet(id)) return true;
+    try {
+      return await this.track(this.db.keyv.has(id));
+    } catch (error) {
+      throw storageError(`could not read the key of guild ${id}`, error, id);
+    }
+  }
+
+  /** Waits for pending writes, then closes the database. Idempotent. */
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.closed = true;
+      this.closing = (async () => {
+        await Promise.allSettled([...this.inFlight]);
+        this.cache.clear();
+        await this.db.close();
+        this.logger.debug('key store closed');
+      })();
+    }
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new KeyStoreError('closed', 'the key store is closed');
+  }
+
+  private guildId(guildId: string): string {
+    const parsed = GuildIdSchema.safeParse(guildId);
+    if (!parsed.success) throw new KeyStoreError('invalid_input', 'guild id must be a Discord snowflake (digits only)');
+    return parsed.data;
+  }
+
+  private unreadable(guildId: string, error: KeyRecordError): KeyStoreError {
+    this.logger.warn({ guildId, reason: error.reason, kid: error.kid }, 'stored api key cannot be read');
+    return new KeyStoreError('unreadable', `the stored API key of guild ${guildId} cannot be used: ${error.message}`, {
+      guildId,
+      reason: error.reason,
+      cause: error,
+    });
+  }
+
+  /** Runs writes for one guild one after another, in call order (the driver does not order them). */
+  private serialized<T>(guildId: string, op: () => Promise<T>): Promise<T> {
+    const previous = this.writeChains.get(guildId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      this.epoch += 1;
+      this.cache.delete(guildId);
+      try {
+        return await op();
+      } finally {
+        this.epoch += 1;
+      }
+    });
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writeChains.set(guildId, tail);
+    void tail.then(() => {
+      if (this.writeChains.get(guildId) === tail) this.writeChains.delete(guildId);
+    });
+    return this.track(run);
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.inFlight.add(promise);
+    const forget = () => this.inFlight.delete(promise);
+    promise.then(forget, forget);
+    return promise;
+  }
+
+  private cacheGet(guildId: string): StoredKey | undefined {
+    const entry = this.cache.get(guildId);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.cache.delete(guildId);
+      return undefined;
+    }
+    // Re-insert: Map keeps insertion order, so the first key is the least recently used.
+    this.cache.delete(guildId);
+    this.cache.set(guildId, entry);
+    return entry.key;
+  }
+
+  private cachePut(guildId: string, key: StoredKey): void {
+    if (this.cacheSize === 0 || this.cacheTtlMs === 0) return;
+    this.cache.delete(guildId);
+    this.cache.set(guildId, { key: copy(key), expiresAt: Date.now() + this.cacheTtlMs });
+    while (this.cache.size > this.cacheSize) {
+      const oldest = this.cache.keys().next();
+      if (oldest.done) break;
+      this.cache.delete(oldest.value);
+    }
+  }
+}
+
+function storageError(message: string, error: unknown, guildId?: string): KeyStoreError {
+  const described = describeStorageError(error);
+  return new KeyStoreError('storage', `${message}: ${described.code ?? described.message}`, {
+    ...(guildId === undefined ? {} : { guildId }),
+    cause: error,
+  });
+}
