@@ -1,0 +1,176 @@
+/**
+ * The one error hierarchy of the feed API client. Command handlers branch on the class (or the
+ * stable `code`) to pick the user-facing explanation; nothing here ever holds the API key: the
+ * client scrubs it from server-provided text before it reaches `apiMessage` or `body`.
+ */
+import { ROUTES, type RouteName, type Scope } from '../contract/feed-api.js';
+
+export interface FeedApiErrorInit {
+  route?: RouteName;
+  /** Requests actually sent for this call (0 when refused before sending). */
+  attempts: number;
+  cause?: unknown;
+}
+
+export class FeedApiError extends Error {
+  /** Stable machine code, e.g. `forbidden`, `timeout`, `rate_limited`. */
+  readonly code: string;
+  readonly route?: RouteName;
+  readonly attempts: number;
+
+  constructor(code: string, message: string, init: FeedApiErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.route = init.route;
+    this.attempts = init.attempts;
+  }
+}
+
+export interface FeedApiHttpErrorInit extends FeedApiErrorInit {
+  status: number;
+  apiMessage?: string;
+  body?: unknown;
+}
+
+function routeLabel(route: RouteName | undefined): string {
+  if (!route) return 'Feed API';
+  const r = ROUTES[route];
+  return `Feed API ${r.method} ${r.path}`;
+}
+
+function httpMessage(init: FeedApiHttpErrorInit, what: string): string {
+  const suffix = init.apiMessage ? `: ${init.apiMessage}` : '';
+  return `${routeLabel(init.route)} → ${init.status} ${what}${suffix}`;
+}
+
+export class FeedApiHttpError extends FeedApiError {
+  readonly status: number;
+  /** Best-effort human message from the response body (any shape), sanitised and truncated. */
+  readonly apiMessage?: string;
+  /** The parsed response body (JSON value, or text when not JSON), scrubbed of the key. */
+  readonly body?: unknown;
+
+  constructor(code: string, what: string, init: FeedApiHttpErrorInit) {
+    super(code, httpMessage(init, what), init);
+    this.status = init.status;
+    this.apiMessage = init.apiMessage;
+    this.body = init.body;
+  }
+}
+
+export class BadRequestError extends FeedApiHttpError {
+  constructor(init: FeedApiHttpErrorInit) {
+    super('bad_request', 'Bad Request', init);
+  }
+}
+
+export class UnauthorizedError extends FeedApiHttpError {
+  constructor(init: FeedApiHttpErrorInit) {
+    super('unauthorized', 'Unauthorized (API key invalid, revoked or missing)', init);
+  }
+}
+
+export class ForbiddenError extends FeedApiHttpError {
+  readonly requiredScope: Scope;
+
+  constructor(init: FeedApiHttpErrorInit & { route: RouteName }) {
+    const scope = ROUTES[init.route].scope;
+    super('forbidden', `Forbidden (the key lacks scope ${scope})`, init);
+    this.requiredScope = scope;
+  }
+}
+
+export class NotFoundError extends FeedApiHttpError {
+  constructor(init: FeedApiHttpErrorInit) {
+    super('not_found', 'Not Found', init);
+  }
+}
+
+export class RateLimitedError extends FeedApiHttpError {
+  readonly resetAt: Date;
+  /** true: refused by the client's own gate, no request was sent. */
+  readonly local: boolean;
+
+  constructor(init: Omit<FeedApiHttpErrorInit, 'status'> & { resetAt: Date; local: boolean }) {
+    const what = init.local
+      ? `Too Many Requests (refused locally: the key's budget is spent until ${init.resetAt.toISOString()})`
+      : `Too Many Requests (until ${init.resetAt.toISOString()})`;
+    super('rate_limited', what, { ...init, status: 429 });
+    this.resetAt = init.resetAt;
+    this.local = init.local;
+  }
+}
+
+export class ServerError extends FeedApiHttpError {
+  constructor(init: FeedApiHttpErrorInit) {
+    super('server_error', 'Server Error', init);
+  }
+}
+
+export class UnexpectedStatusError extends FeedApiHttpError {
+  constructor(init: FeedApiHttpErrorInit) {
+    super('unexpected_status', 'Unexpected Status', init);
+  }
+}
+
+export class TimeoutError extends FeedApiError {
+  readonly timeoutMs: number;
+
+  constructor(init: FeedApiErrorInit & { timeoutMs: number }) {
+    super('timeout', `${routeLabel(init.route)} → no complete answer within ${init.timeoutMs} ms`, init);
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
+export class ConnectionError extends FeedApiError {
+  /** The system or undici error code (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET, a TLS code…), if any. */
+  readonly systemCode?: string;
+
+  constructor(init: FeedApiErrorInit & { systemCode?: string }) {
+    const detail = init.systemCode ? ` (${init.systemCode})` : '';
+    super('connection', `${routeLabel(init.route)} → connection failed${detail}`, init);
+    this.systemCode = init.systemCode;
+  }
+}
+
+export class InvalidResponseError extends FeedApiError {
+  /** One line per problem, `path: message`, e.g. `feeds[0].id: Invalid input: expected number…`. */
+  readonly issues: string[];
+  readonly status?: number;
+
+  constructor(init: FeedApiErrorInit & { issues: string[]; status?: number }) {
+    const shown = init.issues.slice(0, 5).join('; ');
+    const more = init.issues.length > 5 ? ` (+${init.issues.length - 5} more)` : '';
+    super('invalid_response', `${routeLabel(init.route)} → response does not match the contract: ${shown}${more}`, init);
+    this.issues = init.issues;
+    this.status = init.status;
+  }
+}
+
+/**
+ * The caller's input was refused before anything was sent (bad id, bad query, bad create body,
+ * empty key). Handlers validate first, so this signals a programming error more than a user one.
+ */
+export class InvalidRequestError extends FeedApiError {
+  readonly issues: string[];
+
+  constructor(init: Omit<FeedApiErrorInit, 'attempts'> & { issues: string[] }) {
+    super('invalid_request', `${routeLabel(init.route)} → invalid input: ${init.issues.join('; ')}`, {
+      ...init,
+      attempts: 0,
+    });
+    this.issues = init.issues;
+  }
+}
+
+/** Maps a non-2xx status (other than 429, which needs a reset time) to its class. */
+export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName }): FeedApiHttpError {
+  const s = init.status;
+  if (s === 400) return new BadRequestError(init);
+  if (s === 401) return new UnauthorizedError(init);
+  if (s === 403) return new ForbiddenError(init);
+  if (s === 404) return new NotFoundError(init);
+  if (s >= 500 && s <= 599) return new ServerError(init);
+  return new UnexpectedStatusError(init);
+}
