@@ -1,0 +1,55 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { generateSecret, parseSecret } from '../../src/keys/secret.js';
+import type { StoredKey } from '../../src/keys/schema.js';
+
+export const GUILD_A = '111111111111111111';
+export const GUILD_B = '222222222222222222';
+
+export function newSecret(): Buffer {
+  return parseSecret(generateSecret());
+}
+
+/** A distinctive key, so finding it anywhere (file bytes, log lines) cannot be a coincidence. */
+export function canaryKey(tag = 'A'): string {
+  return `fk_live_CANARY${tag}_9f3c1e7b5d2a4806`;
+}
+
+export function sampleKey(apiKey = canaryKey(), overrides: Partial<StoredKey> = {}): StoredKey {
+  return {
+    apiKey,
+    setBy: '333333333333333333',
+    setAt: '2026-01-02T03:04:05.000Z',
+    scopes: ['feeds:read', 'feeds:write'],
+    scopesKnown: true,
+    ...overrides,
+  };
+}
+
+export async function makeTempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-keys-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Bytes of every file in dir (the database plus any -journal/-wal/-shm SQLite left behind). */
+export async function readAllFiles(dir: string): Promise<Array<{ name: string; bytes: Buffer }>> {
+  const names = await readdir(dir);
+  const files: Array<{ name: string; bytes: Buffer }> = [];
+  for (const name of names) {
+    try {
+      files.push({ name, bytes: await readFile(path.join(dir, name)) });
+    } catch {
+      // A journal can disappear between readdir and readFile: it was committed and removed.
+    }
+  }
+  return files;
+}
+
+export function capturingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  // A plain { write } object: pino writes to it synchronously, so lines are there as soon as the call returns.
+  const destination = { write: (line: string) => void lines.push(line) };
+  return { logger: createLogger({ name: 'test', level: 'trace', destination }), lines };
+}
