@@ -1,0 +1,92 @@
+/**
+ * Wires the bot together: key store, API client, discord.js client and router. The entry point
+ * (src/index.ts) adds configuration, signals and login; tests and benchmarks call startBot
+ * directly.
+ */
+import { Events, type Client, type ClientOptions } from 'discord.js';
+import type { Dispatcher } from 'undici';
+import { FeedApiClient } from './api/client.js';
+import { createDiscordClient } from './bot/discord-client.js';
+import { createRouter, type InteractionRouter } from './bot/router.js';
+import { commands } from './commands.js';
+import type { Config } from './config.js';
+import { KeyStore } from './keys/store.js';
+import type { Logger } from './logger.js';
+import { clearConfirmationTimers } from '../commands/feed.js';
+
+export interface BotApp {
+  client: Client;
+  router: InteractionRouter;
+  keys: KeyStore;
+  api: FeedApiClient;
+  /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
+  stop(): Promise<void>;
+}
+
+export interface StartBotOptions {
+  logger: Logger;
+  /** undici dispatcher for the feed API (tests pass a MockAgent). */
+  dispatcher?: Dispatcher;
+  /** discord.js REST overrides (tests capture calls with `makeRequest`). */
+  rest?: ClientOptions['rest'];
+  deferAfterMs?: number;
+  /** How long stop() waits for running interactions. */
+  drainTimeoutMs?: number;
+}
+
+export type BotConfig = Pick<
+  Config,
+  'FEED_API_URL' | 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_SECRET_PREVIOUS' | 'DATABASE_URL' | 'DISCORD_API_URL' | 'FEED_API_TIMEOUT_MS'
+>;
+
+export async function createBot(config: BotConfig, opts: StartBotOptions): Promise<BotApp> {
+  const { logger } = opts;
+  const keys = await KeyStore.open({
+    databaseUrl: config.DATABASE_URL,
+    secret: config.KEY_ENCRYPTION_SECRET,
+    previousSecrets: config.KEY_ENCRYPTION_SECRET_PREVIOUS ? [config.KEY_ENCRYPTION_SECRET_PREVIOUS] : [],
+    logger: logger.child({ component: 'keys' }),
+  });
+  const api = new FeedApiClient({
+    baseUrl: config.FEED_API_URL,
+    timeoutMs: config.FEED_API_TIMEOUT_MS,
+    logger: logger.child({ component: 'api' }),
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+  });
+  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, rest: opts.rest });
+  const router = createRouter(commands, {
+    api,
+    keys,
+    logger: logger.child({ component: 'interactions' }),
+    ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
+  });
+
+  let accepting = true;
+  client.on(Events.InteractionCreate, (interaction) => {
+    if (accepting) void router.handle(interaction);
+  });
+  client.once(Events.ClientReady, (ready) => {
+    logger.info({ user: ready.user.tag, guilds: ready.guilds.cache.size }, 'ready');
+  });
+  client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
+  client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
+
+  let stopping: Promise<void> | undefined;
+  return {
+    client,
+    router,
+    keys,
+    api,
+    stop() {
+      stopping ??= (async () => {
+        accepting = false;
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
+        await Promise.race([router.drain(), timeout]);
+        clearConfirmationTimers();
+        await client.destroy();
+        await keys.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * The discord.js client a slash-command bot needs: the Guilds intent only, and caches limited to
+ * what it uses (guilds and their channels, for names in autocomplete), so memory does not grow
+ * with members, messages or presences.
+ */
+import { Client, GatewayIntentBits, Options, type ClientOptions } from 'discord.js';
+
+export interface DiscordClientOptions {
+  /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
+  apiUrl?: string | undefined;
+  /** Extra REST options, e.g. `makeRequest` to capture calls in tests. */
+  rest?: ClientOptions['rest'];
+}
+
+export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
+  return new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
+    makeCache: Options.cacheWithLimits({
+      ApplicationCommandManager: 0,
+      ApplicationEmojiManager: 0,
+      AutoModerationRuleManager: 0,
+      BaseGuildEmojiManager: 0,
+      DMMessageManager: 0,
+      EntitlementManager: 0,
+      GuildBanManager: 0,
+      GuildEmojiManager: 0,
+      GuildForumThreadManager: 0,
+      GuildInviteManager: 0,
+      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user?.id },
+      GuildMessageManager: 0,
+      GuildScheduledEventManager: 0,
+      GuildStickerManager: 0,
+      GuildTextThreadManager: 0,
+      MessageManager: 0,
+      PresenceManager: 0,
+      ReactionManager: 0,
+      ReactionUserManager: 0,
+      StageInstanceManager: 0,
+      ThreadManager: 0,
+      ThreadMemberManager: 0,
+      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user?.id },
+      VoiceStateManager: 0,
+    }),
+    sweepers: { ...Options.DefaultSweeperSettings },
+  });
+}

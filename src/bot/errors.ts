@@ -1,0 +1,41 @@
+/**
+ * Errors a handler throws to tell the user something. They carry a catalogue key, never text, so
+ * the one central place (explain.ts) can localize them.
+ */
+import type { MessageKey, Vars } from '../i18n/index.js';
+
+export class UserError extends Error {
+  constructor(
+    readonly key: MessageKey,
+    readonly vars: Vars = {},
+  ) {
+    super(key);
+    this.name = new.target.name;
+  }
+}
+
+export class GuildOnlyError extends UserError {
+  constructor() {
+    super('error.guildOnly');
+  }
+}
+
+export class NoApiKeyError extends UserError {
+  constructor() {
+    super('error.noKey');
+  }
+}
+
+export type GuardedAction = 'createFeed' | 'deleteFeed' | 'manageKey';
+
+export class MissingPermissionError extends UserError {
+  constructor(readonly action: GuardedAction) {
+    super('error.missingPermission');
+  }
+}
+
+export class InvalidOptionError extends UserError {
+  constructor(key: MessageKey, vars: Vars = {}) {
+    super(key, vars);
+  }
+}

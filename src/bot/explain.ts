@@ -1,0 +1,118 @@
+/**
+ * The one place that turns any failure into what the user reads and what the operator logs.
+ * Users get a localized, ephemeral explanation and never a stack trace; unexpected failures get a
+ * short reference id that is also in the single log line for the interaction.
+ */
+import { randomBytes } from 'node:crypto';
+import { TimestampStyles, time } from 'discord.js';
+import {
+  BadRequestError,
+  ConnectionError,
+  FeedApiError,
+  FeedApiHttpError,
+  ForbiddenError,
+  InvalidResponseError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+} from '../api/errors.js';
+import { KeyStoreError } from '../keys/store.js';
+import type { Translator } from '../i18n/index.js';
+import { MissingPermissionError, UserError } from './errors.js';
+import { truncate } from '../render/text.js';
+
+export interface Explanation {
+  message: string;
+  /** Short outcome for the log line, e.g. `user_error`, `api_401`, `rate_limited_local`, `error`. */
+  outcome: string;
+  level: 'info' | 'warn' | 'error';
+  upstreamStatus?: number;
+  /** Present when the operator needs to find this failure in the logs. */
+  ref?: string;
+}
+
+/** 8 characters from an unambiguous alphabet: easy to read out and to grep. */
+export function newReference(): string {
+  const alphabet = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
+  return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
+}
+
+export interface ExplainContext {
+  t: Translator;
+  /** The feed the command was about, so a 404 can name it. */
+  feedId?: number | undefined;
+}
+
+export function explain(error: unknown, ctx: ExplainContext): Explanation {
+  const { t } = ctx;
+  if (error instanceof MissingPermissionError) {
+    return { message: t('error.missingPermission', { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
+  }
+  if (error instanceof UserError) {
+    return { message: t(error.key, error.vars), outcome: 'user_error', level: 'info' };
+  }
+  if (error instanceof RateLimitedError) {
+    const reset = error.resetAt;
+    return {
+      message: t('error.rateLimited', {
+        relative: time(reset, TimestampStyles.RelativeTime),
+        time: time(reset, TimestampStyles.LongTime),
+      }),
+      outcome: error.local ? 'rate_limited_local' : 'api_429',
+      level: 'info',
+      upstreamStatus: error.local ? undefined : 429,
+    } as Explanation;
+  }
+  if (error instanceof BadRequestError) {
+    const detail = error.apiMessage ? truncate(error.apiMessage, 300) : undefined;
+    return {
+      message: detail ? t('error.badRequest.detail', { message: detail }) : t('error.badRequest'),
+      outcome: 'api_400',
+      level: 'warn',
+      upstreamStatus: 400,
+    };
+  }
+  if (error instanceof UnauthorizedError) {
+    return { message: t('error.unauthorized'), outcome: 'api_401', level: 'info', upstreamStatus: 401 };
+  }
+  if (error instanceof ForbiddenError) {
+    return { message: t('error.forbidden', { scope: error.requiredScope }), outcome: 'api_403', level: 'info', upstreamStatus: 403 };
+  }
+  if (error instanceof NotFoundError) {
+    return {
+      message: ctx.feedId !== undefined ? t('error.notFound', { id: ctx.feedId }) : t('error.notFound.generic'),
+      outcome: 'api_404',
+      level: 'info',
+      upstreamStatus: 404,
+    };
+  }
+  if (error instanceof ServerError) {
+    return { message: t('error.server', { status: error.status }), outcome: `api_${error.status}`, level: 'warn', upstreamStatus: error.status };
+  }
+  if (error instanceof FeedApiHttpError) {
+    return {
+      message: t('error.unexpectedStatus', { status: error.status }),
+      outcome: `api_${error.status}`,
+      level: 'warn',
+      upstreamStatus: error.status,
+    };
+  }
+  if (error instanceof TimeoutError) return { message: t('error.timeout'), outcome: 'api_timeout', level: 'warn' };
+  if (error instanceof ConnectionError) return { message: t('error.connection'), outcome: 'api_unreachable', level: 'warn' };
+  if (error instanceof InvalidResponseError) {
+    const ref = newReference();
+    return { message: t('error.invalidResponse', { ref }), outcome: 'api_invalid_response', level: 'error', ref };
+  }
+  if (error instanceof KeyStoreError) {
+    const ref = newReference();
+    return { message: t('error.keyUnreadable', { ref }), outcome: 'key_unreadable', level: 'error', ref };
+  }
+  if (error instanceof FeedApiError) {
+    const ref = newReference();
+    return { message: t('error.unknown', { ref }), outcome: 'api_error', level: 'error', ref };
+  }
+  const ref = newReference();
+  return { message: t('error.unknown', { ref }), outcome: 'error', level: 'error', ref };
+}

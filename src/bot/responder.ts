@@ -1,0 +1,164 @@
+/**
+ * Answers one interaction within Discord's 3-second deadline.
+ *
+ * The fast path answers in a single call (reply/update). If the answer is not ready by the
+ * deferral point, the responder acknowledges first (deferReply / deferUpdate) and edits later,
+ * so a slow API never costs the interaction. Whether a deferred reply is ephemeral is fixed when
+ * it is deferred, so the caller says up front what its answer will be; an error after a public
+ * deferral replaces the placeholder with an ephemeral follow-up.
+ */
+import {
+  MessageFlags,
+  type APIActionRowComponent,
+  type APIComponentInMessageActionRow,
+  type APIEmbed,
+  type ButtonInteraction,
+  type ChatInputCommandInteraction,
+  type ModalBuilder,
+  type ModalSubmitInteraction,
+} from 'discord.js';
+
+export type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
+
+export interface ReplyPayload {
+  content?: string;
+  embeds?: APIEmbed[];
+  components?: APIActionRowComponent<APIComponentInMessageActionRow>[];
+}
+
+export interface ResponderOptions {
+  /** `reply` creates a message; `update` edits the message a button is on. */
+  mode: 'reply' | 'update';
+  /** Whether the successful answer is ephemeral (decides the deferral's flags). */
+  ephemeral: boolean;
+  /** Acknowledge after this long without an answer. */
+  deferAfterMs: number;
+  now?: () => number;
+}
+
+/** Default deferral point: well inside 3 s, leaving room for the deferral's own round trip. */
+export const DEFAULT_DEFER_AFTER_MS = 1_500;
+/** Never let the deferral land later than this after Discord created the interaction. */
+const LATEST_DEFER_AFTER_CREATION_MS = 2_200;
+/** Beyond this skew between our clock and the snowflake's, the creation time is not trusted. */
+const MAX_TRUSTED_SKEW_MS = 10_000;
+
+type State = 'pending' | 'deferring' | 'deferred' | 'answered';
+
+export class Responder {
+  private state: State = 'pending';
+  private deferral: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private deferredEphemeral = false;
+  /** When the acknowledgement was sent (ms since epoch); for logs and benchmarks. */
+  acknowledgedAt: number | undefined;
+  deferred = false;
+
+  constructor(
+    private readonly interaction: RepliableInteraction,
+    private readonly opts: ResponderOptions,
+  ) {}
+
+  /** Start the deferral clock. */
+  arm(): void {
+    const now = (this.opts.now ?? Date.now)();
+    let delay = this.opts.deferAfterMs;
+    const age = now - this.interaction.createdTimestamp;
+    if (age > 0 && age < MAX_TRUSTED_SKEW_MS) delay = Math.min(delay, LATEST_DEFER_AFTER_CREATION_MS - age);
+    this.timer = setTimeout(() => void this.defer().catch(() => undefined), Math.max(0, delay));
+    this.timer.unref?.();
+  }
+
+  get acknowledged(): boolean {
+    return this.state !== 'pending';
+  }
+
+  /** Acknowledge now, if nothing has been sent yet. */
+  defer(): Promise<void> {
+    this.clearTimer();
+    if (this.state !== 'pending') return this.deferral ?? Promise.resolve();
+    this.state = 'deferring';
+    this.deferredEphemeral = this.opts.ephemeral;
+    const i = this.interaction;
+    const sent =
+      this.opts.mode === 'update' && i.isButton()
+        ? i.deferUpdate()
+        : (i as ChatInputCommandInteraction).deferReply(this.opts.ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    this.deferral = sent.then(
+      () => {
+        this.markAcknowledged();
+        this.state = 'deferred';
+        this.deferred = true;
+      },
+      (error: unknown) => {
+        this.state = 'pending';
+        throw error;
+      },
+    );
+    return this.deferral;
+  }
+
+  /** Show a modal. It must be the first response, so this only works before anything else. */
+  async showModal(modal: ModalBuilder): Promise<void> {
+    this.clearTimer();
+    if (this.state !== 'pending') throw new Error('A modal must be the first response to an interaction');
+    this.state = 'answered';
+    const i = this.interaction as ChatInputCommandInteraction;
+    await i.showModal(modal);
+    this.markAcknowledged();
+  }
+
+  /** The successful answer. */
+  async send(payload: ReplyPayload): Promise<void> {
+    this.clearTimer();
+    const i = this.interaction;
+    if (this.state === 'pending') {
+      this.state = 'answered';
+      if (this.opts.mode === 'update' && i.isButton()) await i.update(payload);
+      else await i.reply({ ...payload, flags: this.opts.ephemeral ? MessageFlags.Ephemeral : undefined });
+      this.markAcknowledged();
+      return;
+    }
+    if (this.deferral) await this.deferral;
+    await i.editReply(payload);
+  }
+
+  /** An explanation of a failure: always ephemeral, whatever the answer would have been. */
+  async fail(payload: ReplyPayload): Promise<void> {
+    this.clearTimer();
+    const i = this.interaction;
+    if (this.state === 'pending') {
+      this.state = 'answered';
+      await i.reply({ ...payload, flags: MessageFlags.Ephemeral });
+      this.markAcknowledged();
+      return;
+    }
+    if (this.deferral) await this.deferral.catch(() => undefined);
+    if (!i.deferred && !i.replied) {
+      // The deferral itself failed (e.g. Discord was unreachable): nothing more can be sent.
+      return;
+    }
+    if (this.opts.mode === 'reply' && this.deferredEphemeral) {
+      await i.editReply({ ...payload, components: payload.components ?? [] });
+      return;
+    }
+    if (this.opts.mode === 'reply') {
+      // A public "thinking…" placeholder cannot become ephemeral: replace it.
+      await i.deleteReply().catch(() => undefined);
+    }
+    await i.followUp({ ...payload, flags: MessageFlags.Ephemeral });
+  }
+
+  dispose(): void {
+    this.clearTimer();
+  }
+
+  private markAcknowledged(): void {
+    this.acknowledgedAt ??= (this.opts.now ?? Date.now)();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}

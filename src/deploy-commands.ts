@@ -1,0 +1,18 @@
+/**
+ * `npm run deploy-commands`: registers every command with one bulk overwrite — to DEV_GUILD_ID
+ * when set (instant, for development), globally otherwise. Run it when commands change, not on
+ * every start (Discord allows 200 command creates per day per guild).
+ */
+import { ConfigError } from './config.js';
+import { deployCommands, loadDeployConfig } from './bot/deploy.js';
+import { loadEnvFile } from './env-file.js';
+
+loadEnvFile();
+
+try {
+  const { count, scope } = await deployCommands(loadDeployConfig());
+  console.log(`Registered ${count} commands (${scope}).`);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : `Could not register commands: ${(error as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,139 @@
+/**
+ * The bot's router with real collaborators: discord.js objects from raw payloads (REST captured),
+ * the real API client over undici MockAgent, and the real encrypted key store on a temp SQLite file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { MockAgent, type Interceptable } from 'undici';
+import { pino } from 'pino';
+import type { APIInteraction } from 'discord-api-types/v10';
+import { FeedApiClient } from '../../src/api/client.js';
+import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
+import { commands } from '../../src/commands.js';
+import { KeyStore } from '../../src/keys/store.js';
+import { REDACT_PATHS } from '../../src/logger.js';
+import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
+
+export const API_ORIGIN = 'https://feeds.test';
+export const API_BASE = `${API_ORIGIN}/v1`;
+export const TEST_KEY = 'fbk_TestKeyForUnitTests_9f3Kq2';
+export const SECRET = Buffer.alloc(32, 7);
+
+export interface BotHarness {
+  discord: TestDiscord;
+  agent: MockAgent;
+  api: Interceptable;
+  client: FeedApiClient;
+  keys: KeyStore;
+  router: InteractionRouter;
+  logs: Record<string, unknown>[];
+  rawLogs: string[];
+  /** Dispatches the raw payload and waits until the router has finished with it. */
+  run(raw: APIInteraction): Promise<void>;
+  setKey(guildId?: string, apiKey?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  deferAfterMs?: number;
+  confirmTtlMs?: number;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
+  const dir = mkdtempSync(join(tmpdir(), 'feedbot-test-'));
+  const agent = new MockAgent();
+  agent.disableNetConnect();
+  const rawLogs: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      const line = chunk.toString();
+      rawLogs.push(line);
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  const client = new FeedApiClient({
+    baseUrl: API_BASE,
+    dispatcher: agent,
+    logger,
+    retryBaseMs: 1,
+    timeoutMs: opts.timeoutMs ?? 2_000,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger });
+  const discord = createTestDiscord();
+  const router = createRouter(commands, {
+    api: client,
+    keys,
+    logger,
+    ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
+    ...(opts.confirmTtlMs !== undefined ? { confirmTtlMs: opts.confirmTtlMs } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  return {
+    discord,
+    agent,
+    api: agent.get(API_ORIGIN),
+    client,
+    keys,
+    router,
+    logs,
+    rawLogs,
+    run: (raw) => router.handle(discord.dispatch(raw)),
+    async setKey(guildId = GUILD_ID, apiKey = TEST_KEY) {
+      await keys.set(guildId, {
+        apiKey,
+        setBy: ADMIN_ID,
+        setAt: '2026-11-01T10:00:00.000Z',
+        scopes: ['feeds:read', 'feeds:write', 'stats:read'],
+      });
+    },
+    async close() {
+      await router.drain();
+      await discord.destroy();
+      await keys.close();
+      await agent.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Standard rate-limit headers for mocked API answers. */
+export function rl(remaining = 99, resetInSeconds = 60): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + resetInSeconds),
+  };
+}
+
+export const sampleFeeds = {
+  feeds: [
+    {
+      id: 1,
+      cuenta: 'nasa',
+      canal: '1300000000000000001',
+      estado: 'activo',
+      tipos: ['post', 'reel'],
+      filtros: 0,
+      ultimoPost: '2026-11-20T18:30:00.000Z',
+    },
+    {
+      id: 2,
+      cuenta: 'esa',
+      canal: '1300000000000000002',
+      estado: 'pausado',
+      tipos: ['story'],
+      filtros: 2,
+      ultimoPost: null,
+    },
+  ],
+  total: 2,
+  plan: 'server',
+};
