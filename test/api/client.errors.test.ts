@@ -52,7 +52,7 @@ interface RouteCase {
   route: RouteName;
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
-  ok: unknown;
+  ok: object;
   run: (c: FeedApiClient) => Promise<unknown>;
 }
 

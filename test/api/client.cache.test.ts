@@ -1,0 +1,236 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MockAgent } from 'undici';
+import type { FeedApiClient } from '../../src/api/client.js';
+import { NotFoundError, ServerError, type RateLimitedError } from '../../src/api/errors.js';
+import { FeedsCache } from '../../src/api/feeds-cache.js';
+import {
+  AUTH,
+  BASE_PATH,
+  Clock,
+  CREATED,
+  DELETED,
+  FEED_LIST,
+  GUILD,
+  KEY,
+  NEW_FEED,
+  ORIGIN,
+  POSTS,
+  callCount,
+  makeClient,
+  newMockAgent,
+  rateHeaders,
+  rejection,
+} from './helpers.js';
+
+let agent: MockAgent;
+let client: FeedApiClient;
+let clock: Clock;
+
+beforeEach(() => {
+  agent = newMockAgent();
+  clock = new Clock();
+  client = makeClient(agent, { now: clock.now });
+});
+
+afterEach(async () => {
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+});
+
+const feeds = () => agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' });
+const LIST_2 = { ...FEED_LIST, feeds: [...FEED_LIST.feeds, { ...FEED_LIST.feeds[0], id: 7 }], total: 2 };
+
+describe('feed list cache (autocomplete)', () => {
+  it('cachedFeeds is empty before any list and never sends', () => {
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(callCount(agent)).toBe(0);
+  });
+
+  it('listFeeds fills the guild cache; later reads are served from it', async () => {
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+    expect(client.cachedFeeds('1100000000000000999')).toBeUndefined();
+    await expect(client.listFeeds(AUTH)).resolves.toEqual(FEED_LIST);
+    expect(callCount(agent)).toBe(1);
+  });
+
+  it('fresh: true skips the cached value and refills it', async () => {
+    feeds().reply(200, FEED_LIST);
+    feeds().reply(200, LIST_2);
+    await client.listFeeds(AUTH);
+    await expect(client.listFeeds(AUTH, { fresh: true })).resolves.toEqual(LIST_2);
+    expect(client.cachedFeeds(GUILD)).toEqual(LIST_2);
+    expect(callCount(agent)).toBe(2);
+  });
+
+  it('expires after the TTL', async () => {
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    clock.advance(29_999);
+    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+    clock.advance(1);
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    expect(callCount(agent)).toBe(2);
+  });
+
+  it('honours a custom TTL, and 0 disables caching', async () => {
+    const short = makeClient(agent, { now: clock.now, feedsCacheTtlMs: 1000 });
+    feeds().reply(200, FEED_LIST);
+    await short.listFeeds(AUTH);
+    clock.advance(1000);
+    expect(short.cachedFeeds(GUILD)).toBeUndefined();
+
+    const none = makeClient(agent, { now: clock.now, feedsCacheTtlMs: 0 });
+    feeds().reply(200, FEED_LIST);
+    await none.listFeeds(AUTH);
+    expect(none.cachedFeeds(GUILD)).toBeUndefined();
+  });
+
+  it('createFeed invalidates the guild cache', async () => {
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(201, CREATED);
+    await client.createFeed(AUTH, NEW_FEED);
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+  });
+
+  it('deleteFeed invalidates the guild cache, also on 404 and on a server error', async () => {
+    const pool = agent.get(ORIGIN);
+    const del = () => pool.intercept({ path: `${BASE_PATH}/feeds/7`, method: 'DELETE' });
+    const cases: Array<[() => void, (r: unknown) => boolean]> = [
+      [() => del().reply(200, DELETED), (r) => JSON.stringify(r) === JSON.stringify(DELETED)],
+      [() => del().reply(404, {}), (r) => r instanceof NotFoundError],
+      [() => del().reply(500, {}).times(3), (r) => r instanceof ServerError],
+    ];
+    for (const [reply, expected] of cases) {
+      feeds().reply(200, FEED_LIST);
+      await client.listFeeds(AUTH, { fresh: true });
+      expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+      reply();
+      const r = await client.deleteFeed(AUTH, 7).catch((e: unknown) => e);
+      expect(expected(r)).toBe(true);
+      expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    }
+  });
+
+  it('a create refused locally (nothing sent) keeps the cache', async () => {
+    feeds().reply(200, FEED_LIST, { headers: rateHeaders(0, clock.resetIn(30)) });
+    await client.listFeeds(AUTH);
+    const err = (await rejection(client.createFeed(AUTH, NEW_FEED))) as RateLimitedError;
+    expect(err.local).toBe(true);
+    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+  });
+
+  it('a list in flight during a create does not store its stale answer', async () => {
+    // A known budget first, so the create is not held behind the list by the unknown-state rule.
+    agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds/1/posts`, method: 'GET' }).reply(200, POSTS, {
+      headers: rateHeaders(50, clock.resetIn(60)),
+    });
+    await client.listPosts(AUTH, 1);
+    feeds().reply(200, FEED_LIST).delay(50);
+    agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(201, CREATED);
+    let listDone = false;
+    const stale = client.listFeeds(AUTH).finally(() => (listDone = true));
+    await client.createFeed(AUTH, NEW_FEED);
+    expect(listDone).toBe(false); // the create really finished while the list was in flight
+    await expect(stale).resolves.toEqual(FEED_LIST);
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+  });
+
+  it('a list asked for after a create does not join the older request in flight', async () => {
+    // Teach the gate a budget first so requests run concurrently.
+    agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds/1/posts`, method: 'GET' }).reply(200, POSTS, {
+      headers: rateHeaders(50, clock.resetIn(60)),
+    });
+    await client.listPosts(AUTH, 1);
+    feeds().reply(200, FEED_LIST).delay(50);
+    feeds().reply(200, LIST_2);
+    agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(201, CREATED);
+    const before = client.listFeeds(AUTH);
+    await client.createFeed(AUTH, NEW_FEED);
+    const after = client.listFeeds(AUTH);
+    await expect(before).resolves.toEqual(FEED_LIST);
+    await expect(after).resolves.toEqual(LIST_2);
+    expect(client.cachedFeeds(GUILD)).toEqual(LIST_2);
+  });
+
+  it('a cached list fetched with another key is not served to a new key', async () => {
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    feeds().reply(200, LIST_2);
+    await expect(client.listFeeds({ apiKey: 'replacement-key-456', guildId: GUILD })).resolves.toEqual(LIST_2);
+    expect(callCount(agent)).toBe(2);
+  });
+
+  it('forgetKey drops the lists that key fetched', async () => {
+    feeds().reply(200, FEED_LIST);
+    await client.listFeeds(AUTH);
+    client.forgetKey(KEY);
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+  });
+
+  it('a failed list leaves the cache empty', async () => {
+    feeds().reply(403, {});
+    await expect(client.listFeeds(AUTH)).rejects.toThrow();
+    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+  });
+});
+
+describe('in-flight sharing of identical reads', () => {
+  const posts = (q = '') => agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/feeds/3/posts${q}`, method: 'GET' });
+
+  it('two concurrent identical listPosts → one request, same answer', async () => {
+    posts().reply(200, POSTS).delay(20);
+    const [a, b] = await Promise.all([client.listPosts(AUTH, 3), client.listPosts(AUTH, 3)]);
+    expect(a).toEqual(POSTS);
+    expect(b).toEqual(POSTS);
+    expect(callCount(agent)).toBe(1);
+  });
+
+  it('a failure is shared too, and the next call sends again', async () => {
+    posts().reply(404, {}).delay(20);
+    const results = await Promise.allSettled([client.listPosts(AUTH, 3), client.listPosts(AUTH, 3)]);
+    expect(results.every((r) => r.status === 'rejected' && r.reason instanceof NotFoundError)).toBe(true);
+    expect(callCount(agent)).toBe(1);
+    posts().reply(200, POSTS);
+    await expect(client.listPosts(AUTH, 3)).resolves.toEqual(POSTS);
+    expect(callCount(agent)).toBe(2);
+  });
+
+  it('different queries or different keys are not shared', async () => {
+    posts().reply(200, POSTS, { headers: rateHeaders(50, clock.resetIn(60)) });
+    await client.listPosts(AUTH, 3); // learn a budget so the next ones run concurrently
+    posts().reply(200, POSTS).delay(20);
+    posts('?limite=5').reply(200, POSTS).delay(20);
+    posts().reply(200, POSTS).delay(20);
+    await Promise.all([
+      client.listPosts(AUTH, 3),
+      client.listPosts(AUTH, 3, { limite: 5 }),
+      client.listPosts({ apiKey: 'other-key-789', guildId: GUILD }, 3),
+    ]);
+    expect(callCount(agent)).toBe(4);
+  });
+
+  it('concurrent listFeeds for the same key share one request (autocomplete bursts)', async () => {
+    feeds().reply(200, FEED_LIST).delay(20);
+    const all = await Promise.all(Array.from({ length: 20 }, () => client.listFeeds(AUTH)));
+    expect(all.every((x) => x.total === 1)).toBe(true);
+    expect(callCount(agent)).toBe(1);
+  });
+});
+
+describe('FeedsCache bounds', () => {
+  it('evicts least recently used guilds beyond maxEntries', () => {
+    const c = new FeedsCache({ ttlMs: 1000, maxEntries: 2, now: clock.now });
+    for (const g of ['a', 'b']) c.completeFill(c.beginFill(g, 'k'), FEED_LIST);
+    expect(c.get('a')).toBeDefined(); // touch a: b is now the oldest
+    c.completeFill(c.beginFill('c', 'k'), FEED_LIST);
+    expect(c.size).toBe(2);
+    expect(c.get('b')).toBeUndefined();
+    expect(c.get('a')).toBeDefined();
+    expect(c.get('c')).toBeDefined();
+  });
+});
