@@ -1,0 +1,93 @@
+/**
+ * One TCP port, two protocols: the first byte of a connection tells a TLS ClientHello (0x16) from
+ * anything else. TLS goes to the HTTPS server; plain HTTP gets a JSON refusal (403
+ * `https_required`, with the rate-limit headers like every other response) and the connection is
+ * closed. Nothing is ever served over plain HTTP.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { ipBucket, rateLimitHeaders, rawJsonResponse } from './app.js';
+import { errorBody } from './errors.js';
+import type { FixedWindowLimiter } from './rate-limit.js';
+
+const TLS_HANDSHAKE = 0x16;
+/** A connection that sends nothing is dropped after this long. */
+const FIRST_BYTE_TIMEOUT_MS = 10_000;
+
+export interface FrontDoor {
+  listen(port: number, host: string): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+
+export interface FrontDoorDeps {
+  tlsServer: HttpsServer;
+  limiter: FixedWindowLimiter;
+  /** Where the client should have gone, for the refusal message. */
+  baseUrl: () => string;
+}
+
+export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
+  const sockets = new Set<Socket>();
+
+  const refuse = (req: IncomingMessage, res: ServerResponse): void => {
+    const rate = deps.limiter.hit(ipBucket(req.socket.remoteAddress));
+    const path = (req.url ?? '/').split('?')[0]?.slice(0, 100) ?? '/';
+    const body = JSON.stringify(
+      errorBody('https_required', `Esta API solo acepta HTTPS: usa ${deps.baseUrl()}${path.startsWith('/') ? path : '/'}`),
+    );
+    res.writeHead(403, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+      ...rateLimitHeaders(rate),
+    });
+    res.end(body);
+    // The request body (if any) is never read: it may carry a key sent in the clear.
+    req.resume();
+  };
+
+  const plain = createHttpServer(refuse);
+  plain.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      const rate = deps.limiter.hit(ipBucket(socket.remoteAddress));
+      socket.write(
+        rawJsonResponse(403, 'Forbidden', errorBody('https_required', 'Esta API solo acepta HTTPS'), rateLimitHeaders(rate)),
+      );
+    }
+    socket.destroy();
+  });
+
+  const front = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
+    socket.once('data', (chunk: Buffer) => {
+      socket.setTimeout(0);
+      socket.pause();
+      socket.unshift(chunk);
+      const target = chunk[0] === TLS_HANDSHAKE ? deps.tlsServer : plain;
+      target.emit('connection', socket);
+      process.nextTick(() => socket.resume());
+    });
+  });
+
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        front.once('error', reject);
+        front.listen(port, host, () => {
+          front.off('error', reject);
+          resolve(front.address() as AddressInfo);
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        front.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }),
+  };
+}
