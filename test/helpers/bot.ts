@@ -22,6 +22,8 @@ export const TEST_KEY = 'fbk_TestKeyForUnitTests_9f3Kq2';
 export const SECRET = Buffer.alloc(32, 7);
 
 export interface BotHarness {
+  /** Temp folder holding the SQLite key store. */
+  dir: string;
   discord: TestDiscord;
   agent: MockAgent;
   api: Interceptable;
@@ -63,7 +65,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     dispatcher: agent,
     logger,
     retryBaseMs: 1,
-    timeoutMs: opts.timeoutMs ?? 2_000,
+    timeoutMs: opts.timeoutMs ?? 5_000,
     ...(opts.now ? { now: opts.now } : {}),
   });
   const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger });
@@ -77,6 +79,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     ...(opts.now ? { now: opts.now } : {}),
   });
   return {
+    dir,
     discord,
     agent,
     api: agent.get(API_ORIGIN),
