@@ -1,0 +1,165 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RateGate, type GateDecision, type GatePermit } from '../../src/api/rate-gate.js';
+import { MAX_RESET_AHEAD_MS, parseRemaining, parseReset, parseRetryAfter } from '../../src/api/rate-headers.js';
+import { Clock, rateHeaders } from './helpers.js';
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+async function permit(gate: RateGate, key = 'k'): Promise<GatePermit> {
+  const d = await gate.acquire(key);
+  if (!d.ok) throw new Error('refused');
+  return d.permit;
+}
+
+describe('rate headers', () => {
+  const clock = new Clock();
+  it('parses Remaining; ignores junk', () => {
+    expect(parseRemaining({ 'x-ratelimit-remaining': '17' })).toBe(17);
+    expect(parseRemaining({ 'x-ratelimit-remaining': ['3', '9'] })).toBe(3);
+    for (const bad of ['', '-1', '1.5', 'abc', '1e3', '9999999999']) {
+      expect(parseRemaining({ 'x-ratelimit-remaining': bad })).toBeNull();
+    }
+    expect(parseRemaining({})).toBeNull();
+  });
+
+  it('parses Reset as Unix seconds, epoch ms or (small numbers) seconds from now; clamps far resets', () => {
+    const secs = Math.floor(clock.ms / 1000) + 30;
+    expect(parseReset({ 'x-ratelimit-reset': String(secs) }, clock.ms)).toBe(secs * 1000);
+    expect(parseReset({ 'x-ratelimit-reset': String(clock.ms + 5000) }, clock.ms)).toBe(clock.ms + 5000);
+    expect(parseReset({ 'x-ratelimit-reset': '12' }, clock.ms)).toBe(clock.ms + 12_000);
+    expect(parseReset({ 'x-ratelimit-reset': String(secs + 86_400) }, clock.ms)).toBe(clock.ms + MAX_RESET_AHEAD_MS);
+    for (const bad of ['', 'soon', '-5', 'NaN', 'Infinity']) expect(parseReset({ 'x-ratelimit-reset': bad }, clock.ms)).toBeNull();
+  });
+
+  it('parses Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter({ 'retry-after': '7' }, clock.ms)).toBe(clock.ms + 7000);
+    const date = new Date(clock.ms + 20_000).toUTCString();
+    expect(parseRetryAfter({ 'retry-after': date }, clock.ms)).toBe(Math.floor((clock.ms + 20_000) / 1000) * 1000);
+    expect(parseRetryAfter({ 'retry-after': 'whenever' }, clock.ms)).toBeNull();
+  });
+});
+
+describe('RateGate', () => {
+  it('keeps the smallest Remaining within a window (answers arrive out of order)', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release(rateHeaders(10, clock.resetIn(60)));
+    const a = await permit(gate);
+    const b = await permit(gate);
+    b.release(rateHeaders(5, clock.resetIn(60)));
+    a.release(rateHeaders(6, clock.resetIn(60))); // older answer, later arrival
+    expect(gate.snapshot('k').remaining).toBe(5);
+  });
+
+  it('a later window replaces the budget; a late answer from an older window is ignored', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release(rateHeaders(10, clock.resetIn(10)));
+    const a = await permit(gate);
+    const b = await permit(gate);
+    const oldReset = clock.resetIn(10);
+    clock.advance(11_000);
+    a.release(rateHeaders(80, clock.resetIn(60)));
+    b.release(rateHeaders(0, oldReset));
+    expect(gate.snapshot('k').remaining).toBe(80);
+  });
+
+  it('double release counts once', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release(rateHeaders(2, clock.resetIn(60)));
+    const p = await permit(gate);
+    p.release();
+    p.release();
+    expect(gate.snapshot('k').remaining).toBe(2);
+  });
+
+  it('unknown state: waiters are let through if the first answer teaches nothing (blind)', async () => {
+    const gate = new RateGate({ now: new Clock().now });
+    const first = await permit(gate);
+    const waiting = [gate.acquire('k'), gate.acquire('k')];
+    let settled = 0;
+    for (const w of waiting) void w.then(() => settled++);
+    await flush();
+    expect(settled).toBe(0); // held behind the first request
+    first.release(); // a connection error: no headers
+    const decisions = await Promise.all(waiting);
+    expect(decisions.every((d) => d.ok)).toBe(true);
+  });
+
+  it('forget wakes waiters on the dropped state', async () => {
+    const gate = new RateGate({ now: new Clock().now });
+    await permit(gate);
+    const waiting = gate.acquire('k');
+    gate.forget('k');
+    await expect(waiting).resolves.toMatchObject({ ok: true });
+  });
+
+  it('evicts idle keys beyond maxKeys, never one with a request in flight', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now, maxKeys: 3 });
+    const busy = await permit(gate, 'busy');
+    for (const k of ['a', 'b', 'c', 'd', 'e']) (await permit(gate, k)).release(rateHeaders(5, clock.resetIn(60)));
+    expect(gate.size).toBe(3);
+    expect(gate.snapshot('busy')).toEqual({ remaining: null, resetAt: null }); // unknown but tracked
+    busy.release(rateHeaders(9, clock.resetIn(60)));
+    expect(gate.snapshot('busy').remaining).toBe(9);
+    expect(gate.snapshot('a')).toEqual({ remaining: null, resetAt: null }); // evicted
+  });
+
+  it('property: a burst never drives an honest server below zero, and every caller gets an answer', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 30 }), // server budget left in the window
+        fc.integer({ min: 1, max: 60 }), // concurrent commands
+        fc.array(fc.nat(), { minLength: 1, maxLength: 400 }), // scheduling choices
+        async (budget, commands, choices) => {
+          const clock = new Clock();
+          const gate = new RateGate({ now: clock.now });
+          const reset = clock.resetIn(60);
+          let serverLeft = budget;
+          let upstream429 = 0;
+          const inTransit: GatePermit[] = []; // sent, not yet counted by the server
+          const answers: Array<{ p: GatePermit; status: number; remaining: number }> = [];
+          const decisions: GateDecision[] = [];
+          const pending = Array.from({ length: commands }, () =>
+            gate.acquire('k').then((d) => {
+              decisions.push(d);
+              if (d.ok) inTransit.push(d.permit);
+            }),
+          );
+          await flush();
+          let step = 0;
+          while (inTransit.length + answers.length > 0 && step < 10_000) {
+            const c = choices[step % choices.length] ?? 0;
+            step++;
+            if (answers.length === 0 || (inTransit.length > 0 && c % 2 === 0)) {
+              const [p] = inTransit.splice(c % inTransit.length, 1);
+              if (!p) continue;
+              if (serverLeft === 0) {
+                upstream429++;
+                answers.push({ p, status: 429, remaining: 0 });
+              } else {
+                serverLeft--;
+                answers.push({ p, status: 200, remaining: serverLeft });
+              }
+            } else {
+              const [a] = answers.splice(c % answers.length, 1);
+              if (!a) continue;
+              a.p.release(rateHeaders(a.remaining, reset), a.status);
+              await flush();
+            }
+          }
+          await Promise.all(pending);
+          expect(decisions).toHaveLength(commands);
+          // The first request learns the budget: only it may meet an empty window.
+          expect(upstream429).toBeLessThanOrEqual(budget === 0 ? 1 : 0);
+          expect(decisions.filter((d) => d.ok).length).toBeLessThanOrEqual(Math.max(budget, 1));
+          expect(decisions.some((d) => d.ok)).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
