@@ -2,7 +2,7 @@
  * One bulk overwrite of every command: to a guild (instant, for development) or globally.
  */
 import { REST, Routes, type APIApplication } from 'discord.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigError, ConfigSchema, applicationIdFromToken } from '../config.js';
 import { commands } from '../commands.js';
 

@@ -62,8 +62,8 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
       }),
       outcome: error.local ? 'rate_limited_local' : 'api_429',
       level: 'info',
-      upstreamStatus: error.local ? undefined : 429,
-    } as Explanation;
+      ...(error.local ? {} : { upstreamStatus: 429 }),
+    };
   }
   if (error instanceof BadRequestError) {
     const detail = error.apiMessage ? truncate(error.apiMessage, 300) : undefined;
@@ -105,7 +105,7 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     const ref = newReference();
     return { message: t('error.invalidResponse', { ref }), outcome: 'api_invalid_response', level: 'error', ref };
   }
-  if (error instanceof KeyStoreError) {
+  if (error instanceof KeyStoreError && error.code === 'unreadable') {
     const ref = newReference();
     return { message: t('error.keyUnreadable', { ref }), outcome: 'key_unreadable', level: 'error', ref };
   }

@@ -29,6 +29,8 @@ export const StoredKeySchema = z.object({
    * so `scopes` is a guess and a 403 is possible).
    */
   scopesKnown: z.boolean().optional(),
+  /** Scopes the bot could not check at set time (neither confirmed nor refused). */
+  unknownScopes: z.array(ScopeSchema).max(16).optional(),
 });
 
 export type StoredKey = z.infer<typeof StoredKeySchema>;

@@ -53,7 +53,11 @@ interface CacheEntry {
   expiresAt: number;
 }
 
-const copy = (key: StoredKey): StoredKey => ({ ...key, scopes: [...key.scopes] });
+const copy = (key: StoredKey): StoredKey => ({
+  ...key,
+  scopes: [...key.scopes],
+  ...(key.unknownScopes ? { unknownScopes: [...key.unknownScopes] } : {}),
+});
 
 export class KeyStore {
   private readonly cache = new Map<string, CacheEntry>();

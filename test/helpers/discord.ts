@@ -19,6 +19,7 @@ import {
   type APIInteractionDataResolvedChannel,
 } from 'discord-api-types/v10';
 import { Events, PermissionFlagsBits, type Client, type Interaction } from 'discord.js';
+import { Response } from 'undici';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 
 export const APP_ID = '1200000000000000001';

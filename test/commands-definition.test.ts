@@ -1,0 +1,69 @@
+/** The command definitions sent to Discord respect its documented rules. */
+import { describe, expect, it } from 'vitest';
+import { ApplicationCommandOptionType, PermissionFlagsBits, type APIApplicationCommandOption } from 'discord.js';
+import { commands } from '../src/commands.js';
+
+const NAME = /^[-_\p{L}\p{N}]{1,32}$/u;
+const bodies = commands.map((c) => c.data.toJSON());
+
+function walk(options: APIApplicationCommandOption[] | undefined, visit: (o: APIApplicationCommandOption) => void) {
+  for (const o of options ?? []) {
+    visit(o);
+    if ('options' in o) walk(o.options as APIApplicationCommandOption[], visit);
+  }
+}
+
+describe('command definitions', () => {
+  it('are feed, stats and apikey', () => {
+    expect(bodies.map((b) => b.name)).toEqual(['feed', 'stats', 'apikey']);
+  });
+
+  it('names, descriptions and localizations fit Discord', () => {
+    for (const b of bodies) {
+      const all: { name: string; description: string; name_localizations?: Record<string, string | null> | null; description_localizations?: Record<string, string | null> | null }[] = [b as never];
+      walk(b.options, (o) => all.push(o as never));
+      for (const item of all) {
+        expect(item.name).toMatch(NAME);
+        expect(item.name).toBe(item.name.toLowerCase());
+        expect(item.description.length).toBeGreaterThan(0);
+        expect(item.description.length).toBeLessThanOrEqual(100);
+        for (const n of Object.values(item.name_localizations ?? {})) expect(n).toMatch(NAME);
+        for (const d of Object.values(item.description_localizations ?? {})) expect(d!.length).toBeLessThanOrEqual(100);
+        expect(Object.keys(item.description_localizations ?? {})).toEqual(expect.arrayContaining(['es-ES', 'es-419']));
+      }
+    }
+  });
+
+  it('choices ≤ 25, never together with autocomplete', () => {
+    for (const b of bodies) {
+      walk(b.options, (o) => {
+        const choices = (o as { choices?: unknown[] }).choices;
+        if (choices) expect(choices.length).toBeLessThanOrEqual(25);
+        if ((o as { autocomplete?: boolean }).autocomplete) expect(choices).toBeUndefined();
+      });
+    }
+  });
+
+  it('are guild-only; apikey defaults to Manage Server', () => {
+    for (const b of bodies) expect(b.contexts).toEqual([0]);
+    const apikey = bodies.find((b) => b.name === 'apikey')!;
+    expect(apikey.default_member_permissions).toBe(String(PermissionFlagsBits.ManageGuild));
+    expect(bodies.find((b) => b.name === 'feed')!.default_member_permissions ?? null).toBeNull();
+  });
+
+  it('feed create offers every non-empty combination of post, reel and story', () => {
+    const create = bodies.find((b) => b.name === 'feed')!.options!.find((o) => o.name === 'create') as { options: { name: string; type: number; choices?: { value: string }[]; channel_types?: number[] }[] };
+    const tipos = create.options.find((o) => o.name === 'tipos')!;
+    expect(tipos.choices!.map((c) => c.value).sort()).toEqual(
+      ['post', 'reel', 'story', 'post+reel', 'post+story', 'reel+story', 'post+reel+story'].sort(),
+    );
+    const canal = create.options.find((o) => o.name === 'canal')!;
+    expect(canal.type).toBe(ApplicationCommandOptionType.Channel);
+    expect(canal.channel_types).toEqual([0, 5]);
+  });
+
+  it('posts limite is bounded 1–50', () => {
+    const posts = bodies.find((b) => b.name === 'feed')!.options!.find((o) => o.name === 'posts') as { options: { name: string; min_value?: number; max_value?: number }[] };
+    expect(posts.options.find((o) => o.name === 'limite')).toMatchObject({ min_value: 1, max_value: 50 });
+  });
+});
