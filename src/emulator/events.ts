@@ -1,0 +1,38 @@
+/** The emulator's event bus: the control API's event stream and the `waitFor…` helpers listen here. */
+import { EventEmitter } from 'node:events';
+import type { APIApplicationCommand, APIMessage } from 'discord-api-types/v10';
+import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
+
+export interface GatewayEvent {
+  type: 'connect' | 'identify' | 'ready' | 'guilds_sent' | 'resume' | 'heartbeat' | 'close' | 'dispatch';
+  at: number;
+  shard: [number, number] | null;
+  sessionId?: string;
+  /** Dispatch name for `dispatch`, close reason for `close`. */
+  detail?: string;
+  code?: number;
+}
+
+export interface MessageEvent {
+  action: 'create' | 'update' | 'delete';
+  message: APIMessage;
+  interactionId: string | null;
+}
+
+export interface EmulatorEventMap {
+  call: [RecordedCall];
+  violation: [Violation];
+  interaction: [InteractionSnapshot];
+  message: [MessageEvent];
+  commands: [{ guildId: string | null; commands: APIApplicationCommand[] }];
+  gateway: [GatewayEvent];
+}
+
+export type EmulatorEvents = EventEmitter<EmulatorEventMap>;
+
+export function createEventBus(): EmulatorEvents {
+  const bus = new EventEmitter<EmulatorEventMap>();
+  // Many waiters (tests, SSE clients) may listen at once; that is expected, not a leak.
+  bus.setMaxListeners(0);
+  return bus;
+}

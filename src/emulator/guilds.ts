@@ -1,0 +1,289 @@
+/**
+ * Configured guilds: validation of the configuration, fixtures for benchmarks (1 to 10,000+
+ * guilds), the GUILD_CREATE payload, and permission arithmetic for interaction members.
+ */
+import { z } from 'zod';
+import type { APIUser } from 'discord-api-types/v10';
+import { fixedSnowflake, snowflakeTimestamp, DISCORD_EPOCH } from './snowflake.js';
+import type { EmulatedGuild } from './types.js';
+
+const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake (15–21 digits)');
+const PermissionString = z.string().regex(/^\d+$/, 'must be a decimal permission bit set');
+
+export const EmulatedGuildSchema = z.object({
+  id: Snowflake,
+  name: z.string().min(2).max(100),
+  ownerId: Snowflake,
+  locale: z.string().optional(),
+  channels: z.array(
+    z.object({
+      id: Snowflake,
+      name: z.string().min(1).max(100),
+      type: z.number().int().min(0),
+      parentId: Snowflake.optional(),
+      position: z.number().int().optional(),
+      topic: z.string().max(4096).optional(),
+    }),
+  ),
+  roles: z.array(
+    z.object({
+      id: Snowflake,
+      name: z.string().min(1).max(100),
+      permissions: PermissionString,
+      position: z.number().int().optional(),
+      color: z.number().int().optional(),
+    }),
+  ),
+  members: z
+    .array(
+      z.object({
+        userId: Snowflake,
+        username: z.string().min(1).max(32).optional(),
+        globalName: z.string().optional(),
+        nick: z.string().optional(),
+        roles: z.array(Snowflake).optional(),
+      }),
+    )
+    .optional(),
+});
+
+/** Discord's permission bits that matter for the emulator's defaults. */
+export const Permission = {
+  Administrator: 1n << 3n,
+  ManageGuild: 1n << 5n,
+  ViewChannel: 1n << 10n,
+  SendMessages: 1n << 11n,
+  EmbedLinks: 1n << 14n,
+  ReadMessageHistory: 1n << 16n,
+  UseApplicationCommands: 1n << 31n,
+} as const;
+
+/** Every permission bit Discord defines today (through bit 53). */
+export const ALL_PERMISSIONS = ((1n << 54n) - 1n).toString();
+
+/** What @everyone gets in a new server (Discord's default, 0x0000_0006_3FDF_7EC1 minus a few). */
+export const DEFAULT_EVERYONE_PERMISSIONS = '1071698660929';
+
+export interface NormalizedGuild extends EmulatedGuild {
+  locale: string;
+  members: NonNullable<EmulatedGuild['members']>;
+}
+
+/** Validates a guild and adds what Discord always has (the @everyone role, a locale). */
+export function normalizeGuild(input: EmulatedGuild): NormalizedGuild {
+  const guild = EmulatedGuildSchema.parse(input);
+  const roles = guild.roles.some((r) => r.id === guild.id)
+    ? guild.roles
+    : [{ id: guild.id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 }, ...guild.roles];
+  return { ...guild, roles, locale: guild.locale ?? 'en-US', members: guild.members ?? [] };
+}
+
+export interface GenerateGuildsOptions {
+  /** Id of every guild's owner (a user id). */
+  ownerId?: string;
+  /** Text channels per guild (plus one category). Default 2. */
+  textChannels?: number;
+  /** Roles besides @everyone. Default 1 (an "Admin" role with Administrator). */
+  roles?: number;
+  /** Milliseconds after the Discord epoch of the first guild id; guild i gets base + i. */
+  baseMs?: number;
+  namePrefix?: string;
+  locale?: string;
+}
+
+/**
+ * `count` deterministic guilds. Guild i's id has timestamp `baseMs + i`, so guilds spread evenly
+ * over shards (`(id >> 22) % shards`), as real guild ids do.
+ */
+export function generateGuilds(count: number, opts: GenerateGuildsOptions = {}): EmulatedGuild[] {
+  const baseMs = opts.baseMs ?? 200_000_000_000;
+  const ownerId = opts.ownerId ?? fixedSnowflake(100_000_000_000, 1);
+  const textChannels = opts.textChannels ?? 2;
+  const extraRoles = opts.roles ?? 1;
+  const guilds: EmulatedGuild[] = [];
+  for (let i = 0; i < count; i++) {
+    const ms = baseMs + i;
+    const id = fixedSnowflake(ms, 0);
+    const category = fixedSnowflake(ms, 1);
+    const channels: EmulatedGuild['channels'] = [{ id: category, name: 'General', type: 4, position: 0 }];
+    for (let c = 0; c < textChannels; c++) {
+      channels.push({ id: fixedSnowflake(ms, 2 + c), name: c === 0 ? 'general' : `channel-${c}`, type: 0, parentId: category, position: c });
+    }
+    const roles: EmulatedGuild['roles'] = [{ id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 }];
+    for (let r = 0; r < extraRoles; r++) {
+      roles.push({
+        id: fixedSnowflake(ms, 1000 + r),
+        name: r === 0 ? 'Admin' : `role-${r}`,
+        permissions: r === 0 ? Permission.Administrator.toString() : '0',
+        position: r + 1,
+      });
+    }
+    guilds.push({ id, name: `${opts.namePrefix ?? 'Guild'} ${i + 1}`, ownerId, locale: opts.locale, channels, roles });
+  }
+  return guilds;
+}
+
+/** The permission string Discord puts in `member.permissions` of an interaction (guild-level). */
+export function memberPermissions(guild: NormalizedGuild, userId: string, roleIds: string[]): string {
+  if (userId === guild.ownerId) return ALL_PERMISSIONS;
+  let bits = 0n;
+  for (const role of guild.roles) {
+    if (role.id === guild.id || roleIds.includes(role.id)) bits |= BigInt(role.permissions);
+  }
+  if (bits & Permission.Administrator) return ALL_PERMISSIONS;
+  return bits.toString();
+}
+
+export function hasPermissions(permissions: string, required: string): boolean {
+  const have = BigInt(permissions);
+  if (have & Permission.Administrator) return true;
+  const need = BigInt(required);
+  return (have & need) === need;
+}
+
+export function makeUser(id: string, username: string, extra: Partial<APIUser> = {}): APIUser {
+  return {
+    id,
+    username,
+    discriminator: '0',
+    global_name: extra.global_name ?? null,
+    avatar: null,
+    public_flags: 0,
+    ...extra,
+  } as APIUser;
+}
+
+function isoFromSnowflake(id: string): string {
+  const ms = snowflakeTimestamp(id);
+  return new Date(Number.isFinite(ms) && ms > Number(DISCORD_EPOCH) ? ms : Date.now()).toISOString();
+}
+
+/** The channel object as it appears inside GUILD_CREATE and interaction payloads. */
+export function channelPayload(guild: NormalizedGuild, channel: EmulatedGuild['channels'][number]): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    id: channel.id,
+    type: channel.type,
+    name: channel.name,
+    position: channel.position ?? 0,
+    permission_overwrites: [],
+    parent_id: channel.parentId ?? null,
+    flags: 0,
+    guild_id: guild.id,
+  };
+  if (channel.type === 0 || channel.type === 5 || channel.type === 15) {
+    base.topic = channel.topic ?? null;
+    base.nsfw = false;
+    base.rate_limit_per_user = 0;
+    base.last_message_id = null;
+  }
+  if (channel.type === 2 || channel.type === 13) {
+    base.bitrate = 64_000;
+    base.user_limit = 0;
+    base.rtc_region = null;
+  }
+  return base;
+}
+
+export function rolePayload(role: EmulatedGuild['roles'][number]): Record<string, unknown> {
+  return {
+    id: role.id,
+    name: role.name,
+    color: role.color ?? 0,
+    colors: { primary_color: role.color ?? 0, secondary_color: null, tertiary_color: null },
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: role.position ?? 0,
+    permissions: role.permissions,
+    managed: false,
+    mentionable: false,
+    flags: 0,
+  };
+}
+
+export function memberPayload(
+  guild: NormalizedGuild,
+  user: APIUser,
+  member?: { nick?: string; roles?: string[] },
+): Record<string, unknown> {
+  return {
+    user,
+    nick: member?.nick ?? null,
+    avatar: null,
+    banner: null,
+    roles: member?.roles ?? [],
+    joined_at: isoFromSnowflake(guild.id),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+    communication_disabled_until: null,
+  };
+}
+
+/** The `d` of a GUILD_CREATE dispatch for the bot's initial guild load. */
+export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Record<string, unknown> {
+  const members = [memberPayload(guild, botUser)];
+  for (const m of guild.members) {
+    members.push(memberPayload(guild, makeUser(m.userId, m.username ?? `user${m.userId.slice(-4)}`, { global_name: m.globalName ?? null }), m));
+  }
+  return {
+    id: guild.id,
+    name: guild.name,
+    icon: null,
+    icon_hash: null,
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    description: null,
+    owner_id: guild.ownerId,
+    region: 'deprecated',
+    afk_channel_id: null,
+    afk_timeout: 300,
+    widget_enabled: false,
+    widget_channel_id: null,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    nsfw_level: 0,
+    premium_tier: 0,
+    premium_subscription_count: 0,
+    premium_progress_bar_enabled: false,
+    preferred_locale: guild.locale,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    max_members: 500_000,
+    max_video_channel_users: 25,
+    max_stage_video_channel_users: 50,
+    vanity_url_code: null,
+    application_id: null,
+    features: [],
+    emojis: [],
+    stickers: [],
+    roles: guild.roles.map(rolePayload),
+    joined_at: isoFromSnowflake(guild.id),
+    large: false,
+    unavailable: false,
+    member_count: members.length,
+    voice_states: [],
+    members,
+    channels: guild.channels.map((c) => {
+      const payload = channelPayload(guild, c);
+      // Channels inside GUILD_CREATE carry no guild_id; discord.js fills it in.
+      delete payload.guild_id;
+      return payload;
+    }),
+    threads: [],
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+    incidents_data: null,
+    lazy: true,
+  };
+}

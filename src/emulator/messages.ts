@@ -1,0 +1,177 @@
+/**
+ * Messages the bot created (interaction replies, follow-ups, channel messages), kept as the
+ * `APIMessage` objects Discord would return, so component interactions can carry them.
+ */
+import type { APIAttachment, APIMessage, APIUser } from 'discord-api-types/v10';
+import { snowflake } from './snowflake.js';
+import { MessageFlag, isObject } from './validation.js';
+
+export interface UploadedFile {
+  /** Form field name, e.g. `files[0]`. */
+  field: string;
+  name: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface StoredMessage {
+  message: APIMessage;
+  guildId: string | null;
+  /** The interaction whose token created it, if any. */
+  interactionId: string | null;
+  deleted: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CreateMessageInit {
+  channelId: string;
+  guildId: string | null;
+  author: APIUser;
+  /** Set for interaction responses: Discord sends them as the application's webhook. */
+  applicationId?: string;
+  type: number;
+  flags: number;
+  data: Record<string, unknown>;
+  files?: UploadedFile[];
+  interactionId?: string;
+  interactionMetadata?: APIMessage['interaction_metadata'];
+}
+
+/** Message flags a bot may set or change after creation. */
+const EDITABLE_FLAGS = MessageFlag.SuppressEmbeds | MessageFlag.IsComponentsV2;
+
+function normalizeEmbeds(value: unknown): unknown[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((embed) => {
+    if (!isObject(embed)) return embed;
+    const out: Record<string, unknown> = { type: 'rich', ...embed };
+    if (Array.isArray(embed.fields)) {
+      out.fields = embed.fields.map((f) => (isObject(f) ? { inline: false, ...f } : f));
+    }
+    for (const key of Object.keys(out)) if (out[key] === undefined || out[key] === null) delete out[key];
+    return out;
+  });
+}
+
+export class MessageStore {
+  private readonly messages = new Map<string, StoredMessage>();
+  private readonly attachments = new Map<string, { data: Buffer; contentType: string; filename: string }>();
+
+  constructor(private readonly attachmentBaseUrl: () => string) {}
+
+  get(id: string): StoredMessage | undefined {
+    return this.messages.get(id);
+  }
+
+  live(id: string): StoredMessage | undefined {
+    const stored = this.messages.get(id);
+    return stored && !stored.deleted ? stored : undefined;
+  }
+
+  attachment(id: string): { data: Buffer; contentType: string; filename: string } | undefined {
+    return this.attachments.get(id);
+  }
+
+  list(filter: { channelId?: string; guildId?: string } = {}): StoredMessage[] {
+    return [...this.messages.values()].filter(
+      (m) =>
+        !m.deleted &&
+        (filter.channelId === undefined || m.message.channel_id === filter.channelId) &&
+        (filter.guildId === undefined || m.guildId === filter.guildId),
+    );
+  }
+
+  create(init: CreateMessageInit): StoredMessage {
+    const now = Date.now();
+    const id = snowflake(now);
+    const data = init.data;
+    const message = {
+      id,
+      channel_id: init.channelId,
+      author: init.author,
+      content: typeof data.content === 'string' ? data.content : '',
+      timestamp: new Date(now).toISOString(),
+      edited_timestamp: null,
+      tts: data.tts === true,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: this.resolveAttachments([], data.attachments, init.files ?? []),
+      embeds: normalizeEmbeds(data.embeds),
+      pinned: false,
+      type: init.type,
+      flags: init.flags,
+      components: Array.isArray(data.components) ? data.components : [],
+      ...(init.applicationId ? { webhook_id: init.applicationId, application_id: init.applicationId } : {}),
+      ...(init.interactionMetadata ? { interaction_metadata: init.interactionMetadata } : {}),
+      ...(init.guildId ? { guild_id: init.guildId } : {}),
+    } as unknown as APIMessage;
+    const stored: StoredMessage = {
+      message,
+      guildId: init.guildId,
+      interactionId: init.interactionId ?? null,
+      deleted: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.messages.set(id, stored);
+    return stored;
+  }
+
+  /** Applies a message edit body. The first edit of a deferred (loading) message is not an "edit". */
+  edit(stored: StoredMessage, data: Record<string, unknown>, files: UploadedFile[] = []): StoredMessage {
+    const m = stored.message as unknown as Record<string, unknown>;
+    const flags = typeof m.flags === 'number' ? m.flags : 0;
+    const wasLoading = (flags & MessageFlag.Loading) !== 0;
+    if ('content' in data) m.content = typeof data.content === 'string' ? data.content : '';
+    if ('embeds' in data) m.embeds = normalizeEmbeds(data.embeds);
+    if ('components' in data) m.components = Array.isArray(data.components) ? data.components : [];
+    if ('attachments' in data || files.length > 0) {
+      m.attachments = this.resolveAttachments(m.attachments as APIAttachment[], data.attachments, files);
+    }
+    let nextFlags = flags & ~MessageFlag.Loading;
+    if (typeof data.flags === 'number') nextFlags = (nextFlags & ~EDITABLE_FLAGS) | (data.flags & EDITABLE_FLAGS);
+    m.flags = nextFlags;
+    const now = Date.now();
+    if (!wasLoading) m.edited_timestamp = new Date(now).toISOString();
+    stored.updatedAt = now;
+    return stored;
+  }
+
+  delete(stored: StoredMessage): void {
+    stored.deleted = true;
+    stored.updatedAt = Date.now();
+  }
+
+  /** Attachments kept by id from `keep` plus newly uploaded files referenced by `attachments[].id`. */
+  private resolveAttachments(existing: APIAttachment[], requested: unknown, files: UploadedFile[]): APIAttachment[] {
+    const result: APIAttachment[] = [];
+    const byField = new Map(files.map((f) => [f.field, f]));
+    const list = Array.isArray(requested) ? requested : files.map((_, i) => ({ id: String(i) }));
+    for (const entry of list) {
+      if (!isObject(entry)) continue;
+      const id = String(entry.id ?? '');
+      const kept = existing.find((a) => a.id === id);
+      if (kept) {
+        result.push(kept);
+        continue;
+      }
+      const file = byField.get(`files[${id}]`);
+      if (!file) continue;
+      const attachmentId = snowflake();
+      this.attachments.set(attachmentId, { data: file.data, contentType: file.contentType, filename: file.name });
+      const url = `${this.attachmentBaseUrl()}/${attachmentId}/${encodeURIComponent(file.name)}`;
+      result.push({
+        id: attachmentId,
+        filename: file.name,
+        size: file.data.length,
+        url,
+        proxy_url: url,
+        content_type: file.contentType,
+        ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+      } as APIAttachment);
+    }
+    return result;
+  }
+}

@@ -1,0 +1,265 @@
+/**
+ * The REST API under `/api/v10` (and `/api/v9`, `/api`): what a discord.js bot calls to log in,
+ * register commands and answer interactions. Bot routes need `Authorization: Bot <token>`;
+ * interaction callbacks and webhook routes are authenticated by the interaction token, as on
+ * Discord (discord.js sends them without Authorization).
+ */
+import type { APIUser } from 'discord-api-types/v10';
+import type { CommandStore } from './commands.js';
+import {
+  discordError,
+  emptyMessage,
+  invalidFormBody,
+  missingAccess,
+  noContent,
+  ok,
+  unknownChannel,
+  unknownCommand,
+  unknownGuild,
+  unknownMessage,
+  FormErrors,
+  type RestResult,
+} from './errors.js';
+import type { EmulatorEvents } from './events.js';
+import { channelPayload, memberPayload, makeUser, rolePayload, type NormalizedGuild } from './guilds.js';
+import type { InteractionRegistry } from './interactions.js';
+import type { MessageStore, UploadedFile } from './messages.js';
+import { Router } from './http.js';
+import { MessageFlag, validateCommand, validateCommandList, validateMessagePayload, isObject } from './validation.js';
+
+export interface RestRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+  files: UploadedFile[];
+}
+
+type Handler = (req: RestRequest) => RestResult;
+
+interface RouteDef {
+  auth: boolean;
+  handle: Handler;
+}
+
+export interface RestDeps {
+  applicationId: string;
+  applicationName: string;
+  applicationFlags: number;
+  botUser: APIUser;
+  guild: (id: string) => NormalizedGuild | undefined;
+  channel: (id: string) => { guild: NormalizedGuild; channel: NormalizedGuild['channels'][number] } | undefined;
+  guildCount: () => number;
+  commands: CommandStore;
+  interactions: InteractionRegistry;
+  messages: MessageStore;
+  events: EmulatorEvents;
+  gatewayUrl: () => string;
+  recommendedShards: () => number;
+  maxConcurrency: number;
+}
+
+export function createRestRouter(deps: RestDeps): Router<RouteDef> {
+  const router = new Router<RouteDef>();
+  const bot = (method: string, pattern: string, handle: Handler) => router.add(method, pattern, { auth: true, handle });
+  const open = (method: string, pattern: string, handle: Handler) => router.add(method, pattern, { auth: false, handle });
+
+  const application = () => ({
+    id: deps.applicationId,
+    name: deps.applicationName,
+    icon: null,
+    description: '',
+    summary: '',
+    type: null,
+    bot: deps.botUser,
+    bot_public: true,
+    bot_require_code_grant: false,
+    verify_key: '0'.repeat(64),
+    flags: deps.applicationFlags,
+    team: null,
+    owner: makeUser('100000000000000001', 'emulator-owner'),
+    approximate_guild_count: deps.guildCount(),
+    integration_types_config: { '0': {} },
+    redirect_uris: [],
+    interactions_endpoint_url: null,
+    tags: [],
+  });
+
+  open('GET', '/gateway', () => ok({ url: deps.gatewayUrl() }));
+  bot('GET', '/gateway/bot', () =>
+    ok({
+      url: deps.gatewayUrl(),
+      shards: deps.recommendedShards(),
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: deps.maxConcurrency },
+    }),
+  );
+  bot('GET', '/users/@me', () => ok(deps.botUser));
+  bot('GET', '/applications/@me', () => ok(application()));
+  bot('GET', '/oauth2/applications/@me', () => ok(application()));
+  bot('PATCH', '/applications/@me', () => ok(application()));
+
+  // -- application commands, global (:guild absent) and per guild
+  const scope = (params: Record<string, string>): string | null | RestResult => {
+    if (params.app !== deps.applicationId) return missingAccess();
+    if (params.guild === undefined) return null;
+    return deps.guild(params.guild) ? params.guild : missingAccess();
+  };
+  const isResult = (v: unknown): v is RestResult => typeof v === 'object' && v !== null && 'status' in v;
+  const commandsChanged = (guildId: string | null) =>
+    deps.events.emit('commands', { guildId, commands: structuredClone(deps.commands.list(guildId)) });
+
+  for (const prefix of ['/applications/:app/commands', '/applications/:app/guilds/:guild/commands']) {
+    bot('GET', prefix, ({ params }) => {
+      const s = scope(params);
+      return isResult(s) ? s : ok(deps.commands.list(s));
+    });
+    bot('PUT', prefix, ({ params, body }) => {
+      const s = scope(params);
+      if (isResult(s)) return s;
+      const errors = validateCommandList(body);
+      if (!errors.ok) return invalidFormBody(errors);
+      const list = deps.commands.overwrite(s, body as Record<string, unknown>[]);
+      commandsChanged(s);
+      return ok(list);
+    });
+    bot('POST', prefix, ({ params, body }) => {
+      const s = scope(params);
+      if (isResult(s)) return s;
+      const errors = new FormErrors();
+      validateCommand(errors, body, []);
+      if (!errors.ok) return invalidFormBody(errors);
+      const { command, created } = deps.commands.upsert(s, body as Record<string, unknown>);
+      commandsChanged(s);
+      return ok(command, created ? 201 : 200);
+    });
+    bot('GET', `${prefix}/:command`, ({ params }) => {
+      const s = scope(params);
+      if (isResult(s)) return s;
+      const command = deps.commands.get(s, params.command!);
+      return command ? ok(command) : unknownCommand();
+    });
+    bot('PATCH', `${prefix}/:command`, ({ params, body }) => {
+      const s = scope(params);
+      if (isResult(s)) return s;
+      const current = deps.commands.get(s, params.command!);
+      if (!current) return unknownCommand();
+      const merged = { ...current, ...(isObject(body) ? body : {}) };
+      const errors = new FormErrors();
+      validateCommand(errors, merged, []);
+      if (!errors.ok) return invalidFormBody(errors);
+      const command = deps.commands.edit(s, params.command!, isObject(body) ? body : {});
+      commandsChanged(s);
+      return ok(command);
+    });
+    bot('DELETE', `${prefix}/:command`, ({ params }) => {
+      const s = scope(params);
+      if (isResult(s)) return s;
+      if (!deps.commands.remove(s, params.command!)) return unknownCommand();
+      commandsChanged(s);
+      return noContent();
+    });
+  }
+
+  // -- interactions
+  open('POST', '/interactions/:id/:token/callback', ({ params, query, body, files }) =>
+    deps.interactions.callback(params.id!, params.token!, body, query.get('with_response') === 'true', files),
+  );
+  open('POST', '/webhooks/:app/:token', ({ params, query, body, files }) =>
+    deps.interactions.followUp(params.app!, params.token!, body, query.get('wait') === 'true', files),
+  );
+  for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
+    open(method, '/webhooks/:app/:token/messages/:message', ({ params, body, files }) =>
+      deps.interactions.webhookMessage(method, params.app!, params.token!, params.message!, body, files),
+    );
+  }
+
+  // -- guilds and channels the bot may look up
+  bot('GET', '/guilds/:guild', ({ params }) => {
+    const guild = deps.guild(params.guild!);
+    if (!guild) return unknownGuild();
+    return ok({
+      id: guild.id,
+      name: guild.name,
+      owner_id: guild.ownerId,
+      preferred_locale: guild.locale,
+      roles: guild.roles.map(rolePayload),
+      emojis: [],
+      stickers: [],
+      features: [],
+      icon: null,
+      splash: null,
+      banner: null,
+      description: null,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      mfa_level: 0,
+      nsfw_level: 0,
+      premium_tier: 0,
+      system_channel_flags: 0,
+    });
+  });
+  bot('GET', '/guilds/:guild/channels', ({ params }) => {
+    const guild = deps.guild(params.guild!);
+    return guild ? ok(guild.channels.map((c) => channelPayload(guild, c))) : unknownGuild();
+  });
+  bot('GET', '/guilds/:guild/roles', ({ params }) => {
+    const guild = deps.guild(params.guild!);
+    return guild ? ok(guild.roles.map(rolePayload)) : unknownGuild();
+  });
+  bot('GET', '/guilds/:guild/members/:user', ({ params }) => {
+    const guild = deps.guild(params.guild!);
+    if (!guild) return unknownGuild();
+    if (params.user === deps.botUser.id) return ok(memberPayload(guild, deps.botUser));
+    const member = guild.members.find((m) => m.userId === params.user);
+    if (!member) return discordError(404, 10007, 'Unknown Member', 'not_found');
+    return ok(memberPayload(guild, makeUser(member.userId, member.username ?? `user${member.userId.slice(-4)}`), member));
+  });
+
+  const findChannel = (channelId: string) => deps.channel(channelId);
+
+  bot('GET', '/channels/:channel', ({ params }) => {
+    const found = findChannel(params.channel!);
+    return found ? ok(channelPayload(found.guild, found.channel)) : unknownChannel();
+  });
+  bot('POST', '/channels/:channel/messages', ({ params, body, files }) => {
+    const found = findChannel(params.channel!);
+    if (!found) return unknownChannel();
+    const check = validateMessagePayload(body, { requireContent: files.length === 0 });
+    if (!check.errors.ok) return invalidFormBody(check.errors);
+    if (check.empty) return emptyMessage();
+    const data = body as Record<string, unknown>;
+    const flags = typeof data.flags === 'number' ? data.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications | MessageFlag.IsComponentsV2) : 0;
+    const stored = deps.messages.create({ channelId: found.channel.id, guildId: found.guild.id, author: deps.botUser, type: 0, flags, data, files });
+    deps.events.emit('message', { action: 'create', message: structuredClone(stored.message), interactionId: null });
+    return ok(stored.message);
+  });
+  const channelMessage = (params: Record<string, string>) => {
+    const stored = deps.messages.live(params.message!);
+    return stored && stored.message.channel_id === params.channel ? stored : undefined;
+  };
+  bot('GET', '/channels/:channel/messages/:message', ({ params }) => {
+    const stored = channelMessage(params);
+    return stored ? ok(stored.message) : unknownMessage();
+  });
+  bot('PATCH', '/channels/:channel/messages/:message', ({ params, body, files }) => {
+    const stored = channelMessage(params);
+    if (!stored) return unknownMessage();
+    if (stored.message.author.id !== deps.botUser.id || stored.interactionId) {
+      return discordError(403, 50005, 'Cannot edit a message authored by another user', 'forbidden');
+    }
+    const check = validateMessagePayload(body ?? {}, { requireContent: false, existingFlags: stored.message.flags ?? 0 });
+    if (!check.errors.ok) return invalidFormBody(check.errors);
+    const edited = deps.messages.edit(stored, isObject(body) ? body : {}, files);
+    deps.events.emit('message', { action: 'update', message: structuredClone(edited.message), interactionId: null });
+    return ok(edited.message);
+  });
+  bot('DELETE', '/channels/:channel/messages/:message', ({ params }) => {
+    const stored = channelMessage(params);
+    if (!stored) return unknownMessage();
+    deps.messages.delete(stored);
+    deps.events.emit('message', { action: 'delete', message: structuredClone(stored.message), interactionId: null });
+    return noContent();
+  });
+
+  return router;
+}

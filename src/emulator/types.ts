@@ -1,0 +1,146 @@
+/** Public data types of the emulator: configuration, records and snapshots. */
+import type {
+  APIApplicationCommandOptionChoice,
+  APIInteraction,
+  APIMessage,
+  APIModalInteractionResponseCallbackData,
+  ChannelType,
+} from 'discord-api-types/v10';
+
+export interface EmulatedChannel {
+  id: string;
+  name: string;
+  /** discord-api-types `ChannelType`; 0 = text, 4 = category, 2 = voice, 15 = forum. */
+  type: ChannelType | number;
+  parentId?: string;
+  position?: number;
+  topic?: string;
+}
+
+export interface EmulatedRole {
+  id: string;
+  name: string;
+  /** Permission bit set as a decimal string, as Discord sends it. */
+  permissions: string;
+  position?: number;
+  color?: number;
+}
+
+export interface EmulatedMember {
+  userId: string;
+  username?: string;
+  globalName?: string;
+  nick?: string;
+  /** Role ids (the @everyone role is implicit). */
+  roles?: string[];
+}
+
+export interface EmulatedGuild {
+  id: string;
+  name: string;
+  ownerId: string;
+  /** The guild's preferred locale (`guild_locale` of interactions); defaults to en-US. */
+  locale?: string;
+  channels: EmulatedChannel[];
+  /** The @everyone role has the guild's id; it is added when missing. */
+  roles: EmulatedRole[];
+  members?: EmulatedMember[];
+}
+
+/** One REST call as the emulator saw it. The Authorization header is never recorded. */
+export interface RecordedCall {
+  seq: number;
+  at: number;
+  method: string;
+  /** Path after the API version, decoded (`/webhooks/1/abc/messages/@original`). */
+  path: string;
+  /** The same path with ids and tokens replaced by placeholders (`/webhooks/:app/:token/messages/@original`). */
+  route: string;
+  query: Record<string, string>;
+  body: unknown;
+  files: { name: string; size: number; contentType: string }[];
+  status: number;
+  response: unknown;
+  durationMs: number;
+}
+
+export type ViolationKind =
+  | 'invalid_form_body'
+  | 'empty_message'
+  | 'invalid_response_type'
+  | 'unknown_interaction'
+  | 'already_acknowledged'
+  | 'ack_timeout'
+  | 'unknown_webhook'
+  | 'unknown_message'
+  | 'invalid_webhook_token'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'bad_request';
+
+/** Something Discord would have rejected (every 4xx answer), or an interaction nobody acknowledged. */
+export interface Violation {
+  at: number;
+  kind: ViolationKind;
+  status: number;
+  /** Discord JSON error code (50035, 10062, 40060, ...); 0 where Discord sends none. */
+  code: number;
+  message: string;
+  method?: string;
+  route?: string;
+  path?: string;
+  interactionId?: string;
+  /** The `errors` tree of a 50035 answer. */
+  errors?: unknown;
+  body?: unknown;
+}
+
+export type InteractionKind = 'command' | 'autocomplete' | 'component' | 'modal_submit';
+export type InteractionState = 'pending' | 'acknowledged' | 'expired';
+
+export interface InteractionError {
+  at: number;
+  method: string;
+  route: string;
+  status: number;
+  code: number;
+  message: string;
+}
+
+/** Everything known about one interaction, JSON-serialisable (the token is left out). */
+export interface InteractionSnapshot {
+  id: string;
+  kind: InteractionKind;
+  type: number;
+  guildId: string | null;
+  channelId: string | null;
+  userId: string;
+  locale: string;
+  shardId: number | null;
+  commandName?: string;
+  customId?: string;
+  /** The component message this interaction came from (buttons, selects, modals shown from them). */
+  sourceMessageId?: string;
+  /** The interaction whose modal this one submits. */
+  sourceInteractionId?: string;
+  createdAt: number;
+  ackDeadlineAt: number;
+  tokenExpiresAt: number;
+  state: InteractionState;
+  ack: { type: number; at: number; elapsedMs: number; withResponse: boolean } | null;
+  /** The `@original` message: the reply, or the component's message after an update. */
+  original: APIMessage | null;
+  originalDeleted: boolean;
+  followUps: APIMessage[];
+  modal: APIModalInteractionResponseCallbackData | null;
+  choices: APIApplicationCommandOptionChoice[] | null;
+  errors: InteractionError[];
+  /** Bumped on every change; lets pollers detect updates cheaply. */
+  version: number;
+}
+
+export interface EmulatorInteraction {
+  snapshot: InteractionSnapshot;
+  payload: APIInteraction;
+}
