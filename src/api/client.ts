@@ -93,6 +93,8 @@ const OptionsSchema = z.object({
   timeoutMs: z.number().int().positive().max(120_000).default(5000),
   maxRetries: z.number().int().min(0).max(5).default(2),
   retryBaseMs: z.number().min(0).max(10_000).default(200),
+  // Users wait behind a deferred reply: 3 attempts × 5 s would be 15 s, so the whole call is
+  // capped at 10 s and a retry that cannot get a useful slice of it is not started.
   totalTimeoutMs: z.number().int().positive().max(14 * 60_000).default(10_000),
   feedsCacheTtlMs: z.number().int().min(0).max(10 * 60_000).default(30_000),
   maxTrackedEntries: z.number().int().positive().default(10_000),
