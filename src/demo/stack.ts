@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { SCOPES } from '../contract/feed-api.js';
 import { DEMO_CHANNEL_IDS, DEMO_GUILD_ID, startSandbox, type RunningSandbox, type SandboxOptions } from '../sandbox/index.js';
 import {
-  ALL_PERMISSIONS,
   DEFAULT_EVERYONE_PERMISSIONS,
   Permission,
   makeBotToken,
