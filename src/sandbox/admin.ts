@@ -14,6 +14,7 @@ import {
   type FeedState,
   type Scope,
 } from '../contract/feed-api.js';
+import { randomInt as cryptoRandomInt } from 'node:crypto';
 import { seededRandom, type Clock } from './clock.js';
 import { caption, postCode } from './content.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './keys.js';
@@ -124,6 +125,22 @@ export class SandboxAdmin {
     const server = await this.requireServer(guildId);
     const key = await this.store.getKey(server.guildId);
     return key && { ...key, masked: maskApiKey(key.last4) };
+  }
+
+  /**
+   * A new server with a random guild id and a key with these scopes: one key per server, so tests
+   * that need several keys at once (one per scope set) use one server each.
+   */
+  async createScratchServer(
+    scopes: readonly Scope[],
+    options: GenerateKeyOptions & { plan?: Plan } = {},
+  ): Promise<{ guildId: string; key: string }> {
+    for (;;) {
+      const guildId = `9${String(cryptoRandomInt(1e9)).padStart(9, '0')}${String(cryptoRandomInt(1e9)).padStart(9, '0')}`;
+      if (await this.store.createServer(guildId, parse(PlanSchema, options.plan ?? 'server', 'plan'), this.nowIso())) {
+        return { guildId, key: await this.generateKey(guildId, scopes, options) };
+      }
+    }
   }
 
   async revokeKey(guildId: string): Promise<boolean> {

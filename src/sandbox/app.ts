@@ -10,7 +10,6 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
-  CreateFeedRequestSchema,
   FeedIdSchema,
   PostsQuerySchema,
   RATE_LIMIT_REMAINING_HEADER,
