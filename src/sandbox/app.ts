@@ -73,6 +73,19 @@ export function rawJsonResponse(status: number, reason: string, body: unknown, h
   return `${lines.join('\r\n')}\r\n\r\n${json}`;
 }
 
+/**
+ * Sends a last answer on a connection the HTTP parser gave up on. `end` (not `destroy`) so the
+ * bytes are flushed through TLS; the timer covers a peer that never closes its side.
+ */
+export function answerAndClose(socket: Socket, response: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(response);
+  setTimeout(() => socket.destroy(), 2000).unref();
+}
+
 function parseFeedId(raw: unknown): number {
   const text = typeof raw === 'string' ? raw : '';
   const parsed = FEED_ID_PATTERN.test(text) ? FeedIdSchema.safeParse(text) : undefined;
@@ -167,13 +180,8 @@ export async function buildApp(deps: AppDeps) {
     },
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      if (socket.writable) {
-        const rate = limiter.hit(ipBucket(socket.remoteAddress));
-        socket.write(
-          rawJsonResponse(400, 'Bad Request', errorBody('bad_request', 'Solicitud HTTP mal formada'), rateLimitHeaders(rate)),
-        );
-      }
-      socket.destroy();
+      const rate = limiter.hit(ipBucket(socket.remoteAddress));
+      answerAndClose(socket, rawJsonResponse(400, 'Bad Request', errorBody('bad_request', 'Solicitud HTTP mal formada'), rateLimitHeaders(rate)));
     },
   });
 

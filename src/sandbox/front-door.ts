@@ -7,7 +7,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { ipBucket, rateLimitHeaders, rawJsonResponse } from './app.js';
+import { answerAndClose, ipBucket, rateLimitHeaders, rawJsonResponse } from './app.js';
 import { errorBody } from './errors.js';
 import type { FixedWindowLimiter } from './rate-limit.js';
 
@@ -50,13 +50,8 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const plain = createHttpServer(refuse);
   plain.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) {
-      const rate = deps.limiter.hit(ipBucket(socket.remoteAddress));
-      socket.write(
-        rawJsonResponse(403, 'Forbidden', errorBody('https_required', 'Esta API solo acepta HTTPS'), rateLimitHeaders(rate)),
-      );
-    }
-    socket.destroy();
+    const rate = deps.limiter.hit(ipBucket(socket.remoteAddress));
+    answerAndClose(socket, rawJsonResponse(403, 'Forbidden', errorBody('https_required', 'Esta API solo acepta HTTPS'), rateLimitHeaders(rate)));
   });
 
   const front = createNetServer((socket) => {
