@@ -135,9 +135,11 @@ export class Stack {
     }
   }
 
-  /** `npm run deploy-commands` against the emulator; resolves with its output. */
-  async deployCommands(): Promise<string> {
-    const child = spawnNpm(['run', '--silent', 'deploy-commands'], this.env);
+  /** `npm run deploy-commands` against the emulator (to the demo guild, or global); resolves with its output. */
+  async deployCommands(opts: { global?: boolean } = {}): Promise<string> {
+    const env = { ...this.env };
+    if (opts.global) delete env.DEV_GUILD_ID;
+    const child = spawnNpm(['run', '--silent', 'deploy-commands'], env);
     const out: string[] = [];
     child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
     child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
@@ -203,8 +205,10 @@ export class BotProcess {
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
+    // 'close', not 'exit': npm may exit before the node process under it has finished; the
+    // output pipes close only when every process holding them is gone.
     this.exited = new Promise((resolve) =>
-      child.on('exit', (code, signal) => {
+      child.on('close', (code, signal) => {
         this.running = false;
         for (const l of this.listeners) l();
         resolve({ code, signal });

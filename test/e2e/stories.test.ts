@@ -1,0 +1,235 @@
+/**
+ * End to end: the real bot process (`npm start`, real SQLite, real HTTPS with the sandbox CA
+ * through NODE_EXTRA_CA_CERTS) against the Discord emulator and the sandbox, walking whole
+ * stories the way users live them.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APIMessage } from 'discord-api-types/v10';
+import { SCOPES } from '../../src/contract/feed-api.js';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, DEMO_CHANNELS, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack } from '../../src/demo/stack.js';
+import { DEMO_GUILD_ID } from '../../src/sandbox/index.js';
+import { generateGuilds, type InteractionInput, type InteractionSnapshot } from '../../src/emulator/index.js';
+import { silentLogger } from '../../src/logger.js';
+
+const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
+const member = { userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS };
+const EXTRA_GUILDS = generateGuilds(12, { namePrefix: 'Crash test' });
+
+let dir: string;
+let stack: Stack;
+const killedInteractions = new Set<string>();
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-'));
+  stack = await Stack.start({ dataDir: dir, logger: silentLogger(), extraGuilds: EXTRA_GUILDS });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+async function send(input: InteractionInput, timeoutMs = 10_000): Promise<InteractionSnapshot> {
+  return stack.emulator.sendInteraction(input).waitForFinal({ timeoutMs });
+}
+
+function lastMessage(s: InteractionSnapshot): APIMessage {
+  const m = [...(s.original && !s.originalDeleted ? [s.original] : []), ...s.followUps].at(-1);
+  if (!m) throw new Error(`no message for interaction ${s.id}: ${JSON.stringify(s.errors)}`);
+  return m;
+}
+
+const text = (m: APIMessage) => JSON.stringify({ content: m.content, embeds: m.embeds });
+
+async function setKey(guildId: string, key: string): Promise<InteractionSnapshot> {
+  const opened = await stack.emulator
+    .sendInteraction({ type: 'command', commandName: 'apikey', subcommand: 'set', guildId, ...admin })
+    .waitForAck();
+  expect(opened.ack?.type).toBe(9);
+  return stack.emulator.submitModal({ interactionId: opened.id, values: { key }, ...admin }).waitForFinal({ timeoutMs: 10_000 });
+}
+
+describe('a server from first run to daily use', () => {
+  it('deploys the commands with one bulk overwrite to the dev guild', async () => {
+    const out = await stack.deployCommands();
+    expect(out).toMatch(/Registered 3 commands \(guild 1100000000000000001\)/);
+    expect(stack.emulator.commands(DEMO_GUILD_ID).map((c) => c.name).sort()).toEqual(['apikey', 'feed', 'stats']);
+    const puts = stack.emulator.calls.filter((c) => c.method === 'PUT' && c.route.includes('/commands'));
+    expect(puts).toHaveLength(1);
+  }, 60_000);
+
+  it('the bot logs in and becomes ready through the gateway', async () => {
+    const bot = await stack.startBot();
+    expect(bot.lines.find((l) => l.msg === 'ready')).toMatchObject({ guilds: 1 + EXTRA_GUILDS.length });
+  }, 60_000);
+
+  it('before a key is set, commands tell an admin to set one', async () => {
+    const s = await send({ type: 'command', commandName: 'stats', ...member });
+    expect(lastMessage(s).flags).toBe(64);
+    expect(text(lastMessage(s))).toMatch(/no feed API key yet/);
+  });
+
+  it('a member without Manage Server cannot set the key', async () => {
+    const s = await send({ type: 'command', commandName: 'apikey', subcommand: 'set', ignoreDefaultMemberPermissions: true, ...member });
+    expect(s.ack?.type).toBe(4);
+    expect(text(lastMessage(s))).toMatch(/Manage Server/);
+  });
+
+  it('an admin sets the key through the modal: checked, stored encrypted, shown masked', async () => {
+    const s = await setKey(DEMO_GUILD_ID, stack.demoKey);
+    const m = lastMessage(s);
+    expect(m.flags).toBe(64);
+    expect(m.embeds[0]!.title).toBe('API key saved');
+    expect(text(m)).toContain(`••••${stack.demoKey.slice(-4)}`);
+    expect(text(m)).not.toContain(stack.demoKey);
+    for (const scope of SCOPES) expect(text(m)).toContain(`✅ \`${scope}\``);
+  });
+
+  let createdId: number;
+  let newKey: string;
+
+  it('an admin creates a feed, sees it in the list, reads its posts and the stats', async () => {
+    const channel = DEMO_CHANNELS[1].id;
+    const created = await send({
+      type: 'command',
+      commandName: 'feed',
+      subcommand: 'create',
+      options: { cuenta: '@esa.space', canal: channel, tipos: 'post+reel' },
+      ...admin,
+    });
+    const c = lastMessage(created);
+    expect(c.embeds[0]!.title).toBe('Feed created');
+    createdId = Number(/#(\d+)/.exec(c.embeds[0]!.fields![0]!.value)![1]);
+
+    const list = lastMessage(await send({ type: 'command', commandName: 'feed', subcommand: 'list', options: { canal: channel }, ...member }));
+    expect(list.flags ?? 0).toBe(0);
+    expect(list.embeds[0]!.fields!.map((f) => f.name)).toContain(`#${createdId} · @esa.space`);
+
+    // A fresh feed has no posts until the simulator forwards some: make it forward one now.
+    await stack.sandbox.admin.simulateTick();
+    const posts = lastMessage(await send({ type: 'command', commandName: 'feed', subcommand: 'posts', options: { id: 1, limite: 3 }, ...member }));
+    expect(posts.content).toMatch(/^Latest posts of feed #1 \(1–3 of 3\)$/);
+    expect(posts.embeds).toHaveLength(3);
+    for (const e of posts.embeds) expect(e.image?.url).toMatch(new RegExp(`^${stack.sandbox.url}/media/`));
+
+    const stats = lastMessage(await send({ type: 'command', commandName: 'stats', ...member, locale: 'es-ES' }));
+    expect(stats.embeds[0]!.title).toBe('Estadísticas de reenvío');
+    expect(stats.embeds[0]!.fields!.find((f) => f.name === 'Feeds activos')!.value).toBe('4');
+  });
+
+  it('the feed id autocompletes from the guild feeds', async () => {
+    const s = await send({ type: 'autocomplete', commandName: 'feed', subcommand: 'delete', focused: 'id', options: { id: 'esa' }, ...admin });
+    expect(s.ack?.type).toBe(8);
+    expect(s.choices).toEqual([expect.objectContaining({ value: createdId, name: expect.stringContaining('@esa.space → #media') })]);
+  });
+
+  it('a member without Manage Server is refused create and delete', async () => {
+    const create = await send({ type: 'command', commandName: 'feed', subcommand: 'create', options: { cuenta: 'x', canal: DEMO_CHANNELS[0].id, tipos: 'post' }, ...member });
+    expect(text(lastMessage(create))).toMatch(/need the \*\*Manage Server\*\* permission to create feeds/);
+    const del = await send({ type: 'command', commandName: 'feed', subcommand: 'delete', options: { id: createdId }, ...member });
+    expect(text(lastMessage(del))).toMatch(/to delete feeds/);
+  });
+
+  it('an admin deletes the feed through the confirmation button', async () => {
+    const asked = await send({ type: 'command', commandName: 'feed', subcommand: 'delete', options: { id: createdId }, ...admin });
+    const confirmation = lastMessage(asked);
+    expect(confirmation.flags).toBe(64);
+    const row = confirmation.components![0] as { components: { custom_id: string; label: string }[] };
+    const yes = row.components.find((b) => b.label === 'Delete')!;
+    const pressed = await stack.emulator.pressButton({ messageId: confirmation.id, customId: yes.custom_id, ...admin }).waitForFinal();
+    expect(pressed.ack?.type).toBe(7);
+    expect(lastMessage(pressed).embeds[0]!.title).toBe('Feed deleted');
+    const list = lastMessage(await send({ type: 'command', commandName: 'feed', subcommand: 'list', ...member }));
+    expect(list.embeds[0]!.fields!.map((f) => f.name)).not.toContain(`#${createdId} · @esa.space`);
+  });
+
+  it('after the key is regenerated in the dashboard, the next command explains the 401', async () => {
+    newKey = await stack.sandbox.admin.generateKey(DEMO_GUILD_ID, [...SCOPES]);
+    const s = await send({ type: 'command', commandName: 'stats', ...member });
+    expect(text(lastMessage(s))).toMatch(/invalid or was regenerated/);
+    expect(lastMessage(s).flags).toBe(64);
+    const saved = await setKey(DEMO_GUILD_ID, newKey);
+    expect(lastMessage(saved).embeds[0]!.title).toBe('API key saved');
+  });
+
+  it('101 requests in a minute: the 101st gets the 429 explanation with the window reset time', async () => {
+    stack.sandbox.resetRateLimits();
+    // One after the other: identical reads in flight would be shared and spend less budget.
+    let answered = 0;
+    for (let i = 0; i < 100; i++) {
+      const s = await stack.emulator.sendInteraction({ type: 'command', commandName: 'stats', ...member }).waitForFinal({ settleMs: 5 });
+      if (lastMessage(s).embeds[0]?.title === 'Forwarding statistics') answered++;
+    }
+    expect(answered).toBe(100);
+    const over = lastMessage(await send({ type: 'command', commandName: 'stats', ...member }));
+    expect(over.flags).toBe(64);
+    const match = /resets <t:(\d+):R> \(at <t:(\d+):T>\)/.exec(text(over));
+    expect(match).not.toBeNull();
+    expect(match![1]).toBe(match![2]);
+    // The sandbox's own 429 for this key names the same reset.
+    const agent = new Agent({ connect: { ca: stack.sandbox.caPem } });
+    const res = await request(`${stack.sandbox.url}/stats`, { headers: { authorization: `Bearer ${newKey}` }, dispatcher: agent });
+    await res.body.dump();
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['x-ratelimit-reset']).toBe(match![1]);
+    await agent.close();
+    stack.sandbox.resetRateLimits();
+  }, 90_000);
+
+  it('after a restart the stored key still works', async () => {
+    await stack.bot!.stop();
+    expect(stack.bot!.lines.some((l) => l.msg === 'stopped')).toBe(true);
+    await stack.startBot();
+    const s = await send({ type: 'command', commandName: 'stats', ...member });
+    expect(lastMessage(s).embeds[0]!.title).toBe('Forwarding statistics');
+  }, 60_000);
+
+  it('SIGKILL in the middle of key writes: the store opens with every acknowledged write', async () => {
+    expect(await stack.deployCommands({ global: true })).toMatch(/Registered 3 commands \(global\)/);
+    const keys = new Map<string, string>();
+    for (const g of EXTRA_GUILDS) {
+      await stack.sandbox.admin.createServer(g.id, 'server');
+      keys.set(g.id, await stack.sandbox.admin.generateKey(g.id, [...SCOPES]));
+    }
+    const saved: string[] = [];
+    const pending = EXTRA_GUILDS.map(async (g, i) => {
+      await new Promise((r) => setTimeout(r, i * 40));
+      const s = await setKey(g.id, keys.get(g.id)!).catch(() => undefined);
+      if (s && s.original?.embeds[0]?.title === 'API key saved') saved.push(g.id);
+    });
+    // Kill as soon as the first writes are acknowledged, while others are still in flight.
+    const deadline = Date.now() + 15_000;
+    while (saved.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    stack.bot!.kill('SIGKILL');
+    await stack.bot!.exited;
+    for (const i of stack.emulator.interactions()) if (i.state !== 'acknowledged') killedInteractions.add(i.id);
+    await Promise.allSettled(pending);
+    const acknowledged = [...saved];
+    expect(acknowledged.length).toBeGreaterThanOrEqual(3);
+    // Killed mid-stream: some writes had not been acknowledged.
+    expect(acknowledged.length).toBeLessThan(EXTRA_GUILDS.length);
+
+    await stack.startBot();
+    for (const guildId of acknowledged) {
+      const status = lastMessage(await send({ type: 'command', commandName: 'apikey', subcommand: 'status', guildId, ...admin }));
+      expect(text(status)).toContain(`••••${keys.get(guildId)!.slice(-4)}`);
+    }
+    // The store is healthy for the rest too: every guild can still read or set its key.
+    const last = EXTRA_GUILDS.at(-1)!.id;
+    const again = await setKey(last, keys.get(last)!);
+    expect(lastMessage(again).embeds[0]!.title).toBe('API key saved');
+  }, 90_000);
+
+  it('SIGTERM finishes cleanly and the emulator saw no reply Discord would reject', async () => {
+    const result = await stack.bot!.stop();
+    expect(stack.bot!.lines.some((l) => l.msg === 'stopped')).toBe(true);
+    expect(result.signal === 'SIGTERM' || result.code === 0 || result.code === 143).toBe(true);
+    // Interactions cut off by the SIGKILL above are the only ones allowed to go unanswered.
+    const rejected = stack.emulator.violations.filter((v) => v.kind !== 'ack_timeout' || !killedInteractions.has(v.interactionId ?? ''));
+    expect(rejected).toEqual([]);
+  }, 30_000);
+});
