@@ -57,7 +57,7 @@ export interface EmulatorOptions {
   shards?: number;
   /** `session_start_limit.max_concurrency`; default 16 so sharded test clients identify without waiting. */
   maxConcurrency?: number;
-  /** IDENTIFY of a shard that would hold more guilds is closed with 4011; default 2,500 as on Discord. */
+  /** IDENTIFY of a shard that would hold more guilds is closed with 4011; default 2,500 as on Discord; Infinity turns the check off. */
   maxGuildsPerShard?: number;
   /** Privileged intents enabled "in the developer portal"; others are refused with 4014. Default none. */
   allowedPrivilegedIntents?: number;
@@ -85,7 +85,9 @@ const OptionsSchema = z.object({
   guilds: z.array(z.unknown()),
   shards: z.number().int().min(1).optional(),
   maxConcurrency: z.number().int().min(1).default(16),
-  maxGuildsPerShard: z.number().min(1).default(2500),
+  maxGuildsPerShard: z
+    .custom<number>((v) => v === Number.POSITIVE_INFINITY || (typeof v === 'number' && Number.isInteger(v) && v >= 1), 'a positive integer or Infinity')
+    .default(2500),
   allowedPrivilegedIntents: z.number().int().min(0).default(0),
   heartbeatIntervalMs: z.number().int().min(10).default(41_250),
   ackDeadlineMs: z.number().int().min(1).default(3000),

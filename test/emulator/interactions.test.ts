@@ -8,6 +8,7 @@ import {
   LabelBuilder,
   MessageFlags,
   ModalBuilder,
+  StringSelectMenuBuilder,
   TextInputBuilder,
   TextInputStyle,
   type Client,
@@ -278,6 +279,30 @@ describe('autocomplete, modals and components', () => {
     expect(s.original?.content).toBe('pressed confirm');
     expect(s.original?.components).toEqual([]);
     expect(emu.message(first.original!.id)?.content).toBe('pressed confirm');
+  });
+
+  it('a string select sends the chosen values; values outside the options are refused', async () => {
+    const chosen: string[][] = [];
+    handler = async (i) => {
+      if (i.isChatInputCommand()) {
+        const select = new StringSelectMenuBuilder()
+          .setCustomId('pick')
+          .setMinValues(1)
+          .setMaxValues(2)
+          .addOptions({ label: 'Posts', value: 'post' }, { label: 'Reels', value: 'reel' }, { label: 'Stories', value: 'story' });
+        await i.reply({ content: 'Pick', components: [new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(select)] });
+      } else if (i.isStringSelectMenu()) {
+        chosen.push(i.values);
+        await i.update({ content: `picked ${i.values.join('+')}`, components: [] });
+      }
+    };
+    const h = emu.sendInteraction({ type: 'command', commandName: 'ping' });
+    await h.waitForFinal();
+    expect(() => h.selectMenu('pick', ['video'])).toThrow(/no option "video"/);
+    expect(() => h.selectMenu('pick', ['post', 'reel', 'story'])).toThrow(/1–2 values/);
+    const s = await h.selectMenu('pick', ['post', 'story']).waitForFinal();
+    expect(chosen).toEqual([['post', 'story']]);
+    expect(s.original?.content).toBe('picked post+story');
   });
 
   it('deferUpdate then editReply edits the component message', async () => {
