@@ -14,8 +14,8 @@ import {
   type Client,
   type Interaction,
 } from 'discord.js';
-import type { DiscordEmulator } from '../../src/emulator/index.js';
-import { CHANNEL_ID, GUILD_ID, OTHER_CHANNEL_ID, SIMPLE_COMMANDS, USER_ID, loginClient, startTestEmulator } from './helpers.js';
+import { buildChatInputInteraction, normalizeGuild, type DiscordEmulator } from '../../src/emulator/index.js';
+import { CHANNEL_ID, GUILD, GUILD_ID, OTHER_CHANNEL_ID, SIMPLE_COMMANDS, USER_ID, loginClient, startTestEmulator } from './helpers.js';
 
 let emu: DiscordEmulator;
 let client: Client;
@@ -361,5 +361,36 @@ describe('deadlines and double acknowledgement', () => {
     const s = await h.waitFor((x) => x.state === 'expired', 2000);
     expect(s.ack).toBeNull();
     expect(emu.violations.map((v) => v.kind)).toEqual(['ack_timeout']);
+  });
+});
+
+describe('raw payloads', () => {
+  it('a payload built with the exported builders is dispatched as is and tracked', async () => {
+    const guild = normalizeGuild(GUILD);
+    const command = emu.commands(GUILD_ID).find((c) => c.name === 'ping')!;
+    const payload = buildChatInputInteraction(
+      {
+        applicationId: emu.applicationId,
+        guild,
+        channel: guild.channels[1]!,
+        user: { id: USER_ID, username: 'alice', discriminator: '0', global_name: null, avatar: null },
+        memberRoles: [],
+        permissions: '0',
+        locale: 'en-US',
+        appPermissions: '8',
+      },
+      command,
+    );
+    const seen: string[] = [];
+    handler = async (i) => {
+      if (!i.isChatInputCommand()) return;
+      seen.push(`${i.id} ${i.channelId}`);
+      await i.reply({ content: 'raw ok' });
+    };
+    const h = emu.sendInteraction({ type: 'raw', payload });
+    const s = await h.waitForFinal();
+    expect(h.id).toBe(payload.id);
+    expect(seen).toEqual([`${payload.id} ${OTHER_CHANNEL_ID}`]);
+    expect(s.original?.content).toBe('raw ok');
   });
 });
