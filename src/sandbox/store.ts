@@ -5,7 +5,7 @@
  */
 import type { ContentKind, FeedState, Scope } from '../contract/feed-api.js';
 import { SCOPES } from '../contract/feed-api.js';
-import { Db, type Queryable } from './db.js';
+import { Db } from './db.js';
 
 export const PLANS = ['free', 'pro', 'server'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -213,10 +213,6 @@ export class SandboxStore {
     return this.db.close();
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.transaction(fn);
-  }
-
   // ─── Servers ────────────────────────────────────────────────────────────────────────────────
 
   /** Inserts the server; false when it already exists (its plan is left alone). */
@@ -338,8 +334,8 @@ export class SandboxStore {
 
   // ─── Posts ──────────────────────────────────────────────────────────────────────────────────
 
-  async insertPost(post: PostRecord, db: Queryable = this.db): Promise<void> {
-    await db.run(
+  async insertPost(post: PostRecord): Promise<void> {
+    await this.db.run(
       `INSERT INTO posts (code, feed_id, guild_id, cuenta, tipo, caption, publicado_en, publicado_discord)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       [post.code, post.feedId, post.guildId, post.cuenta, post.tipo, post.caption, post.publicadoEn, post.publicadoDiscord],
@@ -365,11 +361,6 @@ export class SandboxStore {
   async getPostByCode(code: string): Promise<PostRecord | undefined> {
     const row = await this.db.get<PostRow>('SELECT * FROM posts WHERE code = ?', [code]);
     return row && toPost(row);
-  }
-
-  async countPosts(guildId: string): Promise<number> {
-    const row = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM posts WHERE guild_id = ?', [guildId]);
-    return row?.n ?? 0;
   }
 
   /**
