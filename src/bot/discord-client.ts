@@ -15,6 +15,9 @@ export interface DiscordClientOptions {
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
+    // Discord requires sharding from 2,500 guilds on; 'auto' takes the recommended count from
+    // GET /gateway/bot, so one process grows with the bot (and the emulator enforces the rule).
+    shards: 'auto',
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
     makeCache: Options.cacheWithLimits({
       ApplicationCommandManager: 0,
