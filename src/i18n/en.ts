@@ -141,6 +141,8 @@ export const en = {
     'The API key of this server is invalid or was regenerated. An admin must set the new key with `/apikey set`.',
   'error.forbidden':
     'The API key of this server lacks the `{scope}` scope needed here. Generate a key with that scope in the dashboard (API & webhooks) and set it with `/apikey set`.',
+  'error.planRequired':
+    "The feed API is only available on the `server` plan, and this key's account is not on it. Upgrade the plan in the dashboard, then try again.",
   'error.notFound': 'Feed #{id} does not exist in this server.',
   'error.notFound.generic': 'The API could not find what was asked for.',
   'error.rateLimited':

@@ -135,6 +135,8 @@ export const es: Record<MessageKey, string> = {
     'La clave de la API de este servidor no es válida o se regeneró. Un admin debe poner la nueva con `/clave-api establecer`.',
   'error.forbidden':
     'A la clave de la API de este servidor le falta el permiso `{scope}` que se necesita aquí. Genera en el panel (API y webhooks) una clave con ese permiso y ponla con `/clave-api establecer`.',
+  'error.planRequired':
+    'La API de feeds solo está disponible en el plan `server` y la cuenta de esta clave no lo tiene. Mejora el plan en el panel y vuelve a intentarlo.',
   'error.notFound': 'El feed #{id} no existe en este servidor.',
   'error.notFound.generic': 'La API no encontró lo que se pidió.',
   'error.rateLimited':

@@ -92,6 +92,12 @@ describe.each(families)('$name', (f) => {
     expect(lastExplanation(h).flags).toBe(MessageFlags.Ephemeral);
   });
 
+  it('403 for a server not on the required plan says so instead of naming a scope', async () => {
+    intercept().reply(403, { error: { codigo: 'plan_required', mensaje: 'La API solo está disponible en el plan server' } }, { headers: rl() });
+    await f.start(h);
+    expect(lastExplanation(h).text).toMatch(/^The feed API is only available on the `server` plan/);
+  });
+
   it('404', async () => {
     intercept().reply(404, { error: 'nope' }, { headers: rl() });
     await f.start(h);
