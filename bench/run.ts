@@ -1,0 +1,83 @@
+/**
+ * `npm run bench`: runs the scenarios one after another, prints a table, writes
+ * bench/results.json. `--quick` (or BENCH_QUICK=1) makes a short smoke run; `--only 1,3` picks
+ * scenarios. Progress goes to stderr, the table to stdout.
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { describeMachine } from './lib/machine.js';
+import { formatTable, type BenchResults, type ScenarioResult } from './lib/report.js';
+import type { ScenarioContext } from './scenarios/types.js';
+
+interface Scenario {
+  id: number;
+  key: string;
+  title: string;
+  load(): Promise<{ run(ctx: ScenarioContext): Promise<ScenarioResult> }>;
+}
+
+export const SCENARIOS: Scenario[] = [
+  { id: 1, key: 'interaction-overhead', title: 'Interaction overhead', load: () => import('./scenarios/1-interaction-overhead.js') },
+  { id: 2, key: 'autocomplete-storm', title: 'Autocomplete storm', load: () => import('./scenarios/2-autocomplete-storm.js') },
+  { id: 3, key: 'budget-under-load', title: 'Budget under load', load: () => import('./scenarios/3-budget.js') },
+  { id: 4, key: 'slow-api', title: 'Slow API', load: () => import('./scenarios/4-slow-api.js') },
+  { id: 6, key: 'key-store', title: 'Key store', load: () => import('./scenarios/6-key-store.js') },
+];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+const quick = values.quick || process.env.BENCH_QUICK === '1';
+const only = values.only ? new Set(values.only.split(',').map((s) => Number(s.trim()))) : undefined;
+const out = values.out ?? join(dirname(fileURLToPath(import.meta.url)), 'results.json');
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const machine = describeMachine();
+log(`feedbot benchmarks${quick ? ' (quick)' : ''} — ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}`);
+
+const started = performance.now();
+const results: ScenarioResult[] = [];
+for (const scenario of SCENARIOS) {
+  if (only && !only.has(scenario.id)) continue;
+  log(`[${scenario.id}] ${scenario.title}…`);
+  const t0 = performance.now();
+  try {
+    const mod = await scenario.load();
+    const result = await mod.run({ quick, log });
+    results.push(result);
+    log(`[${scenario.id}] done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`[${scenario.id}] FAILED: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    results.push({
+      id: scenario.id,
+      key: scenario.key,
+      title: scenario.title,
+      baseline: '',
+      params: {},
+      metrics: [],
+      details: {},
+      notes: [],
+      durationMs: Math.round(performance.now() - t0),
+      error: message,
+    });
+  }
+}
+
+const report: BenchResults = {
+  generatedAt: new Date().toISOString(),
+  quick,
+  machine,
+  durationMs: Math.round(performance.now() - started),
+  scenarios: results,
+};
+writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+console.log(formatTable(results));
+console.log(`\n${results.length} scenario(s) in ${(report.durationMs / 1000).toFixed(1)} s; results in ${out}`);
+process.exitCode = results.some((r) => r.error) ? 1 : 0;

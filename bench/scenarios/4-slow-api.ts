@@ -1,0 +1,146 @@
+/**
+ * Scenario 4 — slow API. The production bot (createBot) logged in to the Discord emulator
+ * (src/emulator: real gateway and REST, Discord's 3-second acknowledgement deadline enforced and
+ * recorded), with the feed API answering after 0.5, 2, 5 or 10 s (in-process MockAgent, one key
+ * and guild per latency). A handful of commands per latency run concurrently, all latencies in
+ * parallel. Measured: acknowledgement time (by the emulator, from the interaction's creation),
+ * when the final answer arrived, and what it was.
+ */
+import { once } from 'node:events';
+import { Events } from 'discord.js';
+import { commands } from '../../src/commands.js';
+import { generateGuilds, makeBotToken, startEmulator, type RecordedCall } from '../../src/emulator/index.js';
+import { startBenchBot } from '../lib/bot.js';
+import { benchLogger } from '../lib/logger.js';
+import { MOCK_BASE, startMockApi } from '../lib/mock-api.js';
+import type { Metric, ScenarioResult } from '../lib/report.js';
+import { round } from '../lib/stats.js';
+import { withTimeout } from '../lib/time.js';
+import type { ScenarioContext } from './types.js';
+
+const APP_ID = '1200000000000000001';
+const ACK_DEADLINE_MS = 3_000;
+
+interface Row {
+  latencyMs: number;
+  command: string;
+  ackMs: number | null;
+  ackType: number | null;
+  finalMs: number | null;
+  outcome: string;
+}
+
+/** When the bot last sent something visible for this interaction (its REST calls, as the emulator saw them). */
+function lastAnswerAt(calls: readonly RecordedCall[], token: string): number | null {
+  let last: number | null = null;
+  for (const c of calls) {
+    if (c.status < 400 && c.method !== 'GET' && c.path.includes(`/${token}`)) last = Math.max(last ?? 0, c.at);
+  }
+  return last;
+}
+
+export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
+  const started = performance.now();
+  const latencies = ctx.quick ? [500, 2_000] : [500, 2_000, 5_000, 10_000];
+  const perLatency = ctx.quick ? 3 : 5;
+  const keyFor = (latency: number) => `fbk_BenchSlowApiKey${String(latency).padStart(6, '0')}xxxxxx`;
+
+  const api = startMockApi({ latencyMs: Object.fromEntries(latencies.map((l) => [keyFor(l), l])) });
+  const guilds = generateGuilds(latencies.length);
+  const token = makeBotToken(APP_ID);
+  const emu = await startEmulator({ applicationId: APP_ID, botToken: token, guilds, ackDeadlineMs: ACK_DEADLINE_MS });
+  emu.setCommands(commands.map((c) => c.data.toJSON()));
+  const logs = benchLogger({ keep: ['"msg":"interaction"'] });
+  const bot = await startBenchBot({ apiUrl: MOCK_BASE, dispatcher: api.agent, logger: logs.logger, discordApiUrl: emu.apiUrl });
+
+  try {
+    for (const [i, latency] of latencies.entries()) await bot.setKey(guilds[i]!.id, keyFor(latency));
+    const ready = once(bot.app.client, Events.ClientReady);
+    await bot.app.client.login(token);
+    await withTimeout(ready, 20_000, 'bot READY');
+
+    const plan = [
+      { command: '/feed list', input: { commandName: 'feed', subcommand: 'list' } },
+      { command: '/stats', input: { commandName: 'stats' } },
+      { command: '/feed posts', input: { commandName: 'feed', subcommand: 'posts', options: { id: 1 } } },
+      { command: '/feed posts', input: { commandName: 'feed', subcommand: 'posts', options: { id: 2 } } },
+      { command: '/feed list', input: { commandName: 'feed', subcommand: 'list' } },
+    ];
+    ctx.log(`  ${perLatency} commands at each latency (${latencies.map((l) => `${l / 1000} s`).join(', ')}), all at once`);
+    const handles = latencies.flatMap((latency, i) =>
+      Array.from({ length: perLatency }, (_, k) => {
+        const p = plan[k % plan.length]!;
+        const handle = emu.sendInteraction({
+          type: 'command',
+          ...p.input,
+          guildId: guilds[i]!.id,
+          userId: String(1400000000000002000n + BigInt(i * 10 + k)),
+          permissions: '8',
+        });
+        return { latency, command: p.command, handle };
+      }),
+    );
+    const snapshots = await Promise.all(
+      handles.map(async (h) => ({ ...h, snapshot: await h.handle.waitForFinal({ timeoutMs: 30_000, settleMs: 200 }) })),
+    );
+    await bot.app.router.drain();
+    const outcomes = new Map(logs.entries().map((e) => [String(e.interactionId), String(e.outcome)]));
+    const rows: Row[] = snapshots.map(({ latency, command, handle, snapshot: s }) => {
+      const end = lastAnswerAt(emu.calls, handle.token);
+      return {
+        latencyMs: latency,
+        command,
+        ackMs: s.ack ? s.ack.elapsedMs : null,
+        ackType: s.ack?.type ?? null,
+        finalMs: end === null ? null : end - s.createdAt,
+        outcome: outcomes.get(s.id) ?? (s.state === 'expired' ? 'expired' : 'unknown'),
+      };
+    });
+    const ackViolations = emu.violations.filter((v) => v.kind === 'ack_timeout' || v.kind === 'unknown_interaction');
+
+    const metrics: Metric[] = [];
+    const byLatency: Record<string, unknown> = {};
+    for (const latency of latencies) {
+      const mine = rows.filter((r) => r.latencyMs === latency);
+      const inTime = mine.filter((r) => r.ackMs !== null && r.ackMs <= ACK_DEADLINE_MS).length;
+      const share = round((inTime / mine.length) * 100, 1);
+      const finals = mine.map((r) => r.finalMs ?? Number.NaN);
+      const worstFinal = Math.max(...finals);
+      const worstAck = Math.max(...mine.map((r) => r.ackMs ?? Number.POSITIVE_INFINITY));
+      const outcomesHere: Record<string, number> = {};
+      for (const r of mine) outcomesHere[r.outcome] = (outcomesHere[r.outcome] ?? 0) + 1;
+      metrics.push({
+        name: `${latency / 1000} s API: acknowledged within 3 s`,
+        unit: '%',
+        value: share,
+        target: '100 %',
+        met: share === 100,
+      });
+      metrics.push({ name: `${latency / 1000} s API: slowest acknowledgement`, unit: 'ms', value: round(worstAck) });
+      metrics.push({ name: `${latency / 1000} s API: final answer, slowest`, unit: 'ms', value: round(worstFinal) });
+      byLatency[String(latency)] = { outcomes: outcomesHere, rows: mine };
+    }
+    return {
+      id: 4,
+      key: 'slow-api',
+      title: 'Slow API',
+      baseline: 'none: the target is absolute (Discord’s 3 s acknowledgement deadline, enforced by the emulator)',
+      params: {
+        latenciesMs: latencies,
+        commandsPerLatency: perLatency,
+        deferAfterMs: 1500,
+        feedApiTimeoutMs: 5000,
+        feedApiTotalTimeoutMs: 10_000,
+        discord: 'src/emulator over loopback HTTP + WebSocket',
+      },
+      metrics,
+      details: { byLatency, emulatorAckViolations: ackViolations.length },
+      notes: [],
+      durationMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await bot.close();
+    await emu.close();
+    await api.close();
+  }
+}
