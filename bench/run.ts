@@ -23,6 +23,7 @@ export const SCENARIOS: Scenario[] = [
   { id: 2, key: 'autocomplete-storm', title: 'Autocomplete storm', load: () => import('./scenarios/2-autocomplete-storm.js') },
   { id: 3, key: 'budget-under-load', title: 'Budget under load', load: () => import('./scenarios/3-budget.js') },
   { id: 4, key: 'slow-api', title: 'Slow API', load: () => import('./scenarios/4-slow-api.js') },
+  { id: 5, key: 'memory', title: 'Memory', load: () => import('./scenarios/5-memory.js') },
   { id: 6, key: 'key-store', title: 'Key store', load: () => import('./scenarios/6-key-store.js') },
 ];
 

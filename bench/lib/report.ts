@@ -68,7 +68,7 @@ export function formatTable(scenarios: readonly ScenarioResult[]): string {
   const rows: string[][] = [];
   for (const s of scenarios) {
     if (s.error) {
-      rows.push([String(s.id), s.key, `ERROR: ${s.error}`, '', '', '', '', '✗']);
+      rows.push([String(s.id), s.key, `ERROR: ${(s.error.split('\n')[0] ?? '').slice(0, 100)}`, '', '', '', '', '✗']);
       continue;
     }
     for (const m of s.metrics) {

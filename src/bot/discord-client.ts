@@ -3,13 +3,66 @@
  * what it uses (guilds and their channels, for names in autocomplete), so memory does not grow
  * with members, messages or presences.
  */
-import { Client, GatewayIntentBits, Options, type ClientOptions } from 'discord.js';
+import {
+  Client,
+  GatewayIntentBits,
+  LimitedCollection,
+  Options,
+  type CacheFactory,
+  type CacheWithLimitsOptions,
+  type ClientOptions,
+} from 'discord.js';
 
 export interface DiscordClientOptions {
   /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
   apiUrl?: string | undefined;
   /** Extra REST options, e.g. `makeRequest` to capture calls in tests. */
   rest?: ClientOptions['rest'];
+}
+
+/** Caches the bot never reads are limited to 0; the bot's own member and user are kept. */
+const CACHE_LIMITS: CacheWithLimitsOptions = {
+  ApplicationCommandManager: 0,
+  ApplicationEmojiManager: 0,
+  AutoModerationRuleManager: 0,
+  BaseGuildEmojiManager: 0,
+  DMMessageManager: 0,
+  EntitlementManager: 0,
+  GuildBanManager: 0,
+  GuildEmojiManager: 0,
+  GuildForumThreadManager: 0,
+  GuildInviteManager: 0,
+  GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user?.id },
+  GuildMessageManager: 0,
+  GuildScheduledEventManager: 0,
+  GuildStickerManager: 0,
+  GuildTextThreadManager: 0,
+  MessageManager: 0,
+  PresenceManager: 0,
+  ReactionManager: 0,
+  ReactionUserManager: 0,
+  StageInstanceManager: 0,
+  ThreadManager: 0,
+  ThreadMemberManager: 0,
+  UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user?.id },
+  VoiceStateManager: 0,
+};
+
+/**
+ * discord.js gives every manager instance its own collection, even one limited to 0 that can
+ * never hold anything: about a dozen per guild and two per text channel, each a Map with its own
+ * hash table — some 2.6 KB of empty tables per guild (bench scenario 5). A LimitedCollection of
+ * size 0 with nothing kept over the limit ignores every `set`, so one shared instance behaves
+ * exactly like many, and those managers all get it.
+ */
+export function makeCache(limits: CacheWithLimitsOptions = CACHE_LIMITS): CacheFactory {
+  const limited = Options.cacheWithLimits(limits);
+  const alwaysEmpty = new LimitedCollection<unknown, unknown>({ maxSize: 0 });
+  const settings = limits as Record<string, unknown>;
+  return ((managerType, holds, manager) => {
+    const setting = settings[manager.name] ?? settings[managerType.name];
+    return setting === 0 ? alwaysEmpty : limited(managerType, holds, manager);
+  }) as CacheFactory;
 }
 
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
@@ -19,32 +72,7 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     // GET /gateway/bot, so one process grows with the bot (and the emulator enforces the rule).
     shards: 'auto',
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
-    makeCache: Options.cacheWithLimits({
-      ApplicationCommandManager: 0,
-      ApplicationEmojiManager: 0,
-      AutoModerationRuleManager: 0,
-      BaseGuildEmojiManager: 0,
-      DMMessageManager: 0,
-      EntitlementManager: 0,
-      GuildBanManager: 0,
-      GuildEmojiManager: 0,
-      GuildForumThreadManager: 0,
-      GuildInviteManager: 0,
-      GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user?.id },
-      GuildMessageManager: 0,
-      GuildScheduledEventManager: 0,
-      GuildStickerManager: 0,
-      GuildTextThreadManager: 0,
-      MessageManager: 0,
-      PresenceManager: 0,
-      ReactionManager: 0,
-      ReactionUserManager: 0,
-      StageInstanceManager: 0,
-      ThreadManager: 0,
-      ThreadMemberManager: 0,
-      UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user?.id },
-      VoiceStateManager: 0,
-    }),
+    makeCache: makeCache(),
     sweepers: { ...Options.DefaultSweeperSettings },
   });
 }
