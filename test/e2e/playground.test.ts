@@ -6,6 +6,7 @@
  * Without /usr/bin/chromium the file is skipped locally and fails in CI (CI installs it).
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,6 +160,23 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await shot('06-delete-done');
   });
 
+  it('/apikey set opens the bot form as a modal; a wrong key is refused and nothing changes', async () => {
+    const conversation = await run('apikey set');
+    const modal = page.getByTestId('modal');
+    const field = modal.locator('discord-input-text input');
+    await field.waitFor();
+    await expect(modal.getAttribute('modal-title')).resolves.toBe('Feed API key');
+    await field.fill('fbk_not-a-real-key-0000');
+    await shot('07-apikey-modal');
+    await modal.locator('button[type="submit"]').click();
+    await modal.waitFor({ state: 'detached' });
+    const answer = conversation('[ephemeral]').locator('discord-embed');
+    await answer.waitFor();
+    await expect(answer.textContent()).resolves.toMatch(/refused this key \(401\)/);
+    // The key the demo set is still the one in use.
+    await run('stats').then((c) => c().locator('discord-embed[embed-title="Forwarding statistics"]').waitFor());
+  });
+
   it('a Spanish client sees Spanish commands and gets Spanish answers', async () => {
     await page.getByTestId('lang-es').click();
     await page.getByTestId('command-search').fill('');
@@ -169,7 +187,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     const conversation = await run('stats');
     await conversation().locator('discord-embed[embed-title="Estadísticas de reenvío"]').waitFor();
     await conversation().locator('discord-embed-field[field-title="Feeds activos"]').waitFor();
-    await shot('07-spanish-stats');
+    await shot('08-spanish-stats');
   });
 
   it('a member does not see /apikey and is refused /feed create with a private explanation', async () => {
@@ -189,7 +207,40 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect(refusal.locator('discord-embed').textContent()).resolves.toMatch(/You need the Manage Server permission to create feeds/);
     await refusal.getByText('Only you can see this').waitFor();
     await expect(conversation().locator('discord-command').getAttribute('author')).resolves.toBe('Max (member)');
-    await shot('08-member-refused');
+    await shot('09-member-refused');
+  });
+
+  it('serves only its own files and the sandbox media, and only to its own host', async () => {
+    const get = (path: string) => fetch(`${demo!.url}${path}`).then((r) => r.status);
+    await expect(get('/vendor/lit/index.js')).resolves.toBe(200);
+    await expect(get('/vendor/lit/../../package.json')).resolves.toBe(404);
+    await expect(get('/vendor/%2e%2e/%2e%2e/package.json')).resolves.toBe(404);
+    await expect(get('/vendor/undici/index.js')).resolves.toBe(404);
+    await expect(get('/static/..%2f..%2fdemo.ts')).resolves.toBe(404);
+    await expect(get('/sandbox/v1/feeds')).resolves.toBe(404);
+    await expect(get('/sandbox/openapi.json')).resolves.toBe(404);
+    // DNS rebinding: a page served under another name must not reach the API.
+    const foreignHost = await new Promise<number | undefined>((resolve, reject) => {
+      // fetch may not set Host; node:http may.
+      const req = httpGet(`${demo!.url}/api/state`, { headers: { host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+    });
+    expect(foreignHost).toBe(421);
+    const crossSite = await fetch(`${demo!.url}/api/commands`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ commandName: 'stats', channelId: '1100000000000000101', actor: 'admin', locale: 'en-US' }),
+    });
+    expect(crossSite.status).toBe(403);
+    const bad = await fetch(`${demo!.url}/api/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ commandName: 'stats', channelId: '1100000000000000101', actor: 'root', locale: 'en-US' }),
+    });
+    expect(bad.status).toBe(400);
   });
 
   it('loaded every page resource and image without an error', () => {
