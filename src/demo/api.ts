@@ -102,7 +102,7 @@ export function createApi(deps: PlaygroundDeps) {
       return fn();
     } catch (error) {
       if (error instanceof InteractionInputError) throw new HttpError(422, error.message);
-      if (error instanceof NoGatewaySessionError) throw new HttpError(409, 'the bot is not connected to the emulator');
+      if (error instanceof NoGatewaySessionError) throw new HttpError(409, 'feedbot is offline: its process is not connected to the emulator');
       throw error;
     }
   }
@@ -180,11 +180,20 @@ export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, bot
   emulator.events.on('message', onMessage);
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
   ping.unref();
+  // The page shows whether the bot process is up; it can only stop, so a cheap check suffices.
+  let running = botRunning();
+  const watch = setInterval(() => {
+    if (botRunning() === running) return;
+    running = !running;
+    write('bot', { botRunning: running });
+  }, 1000);
+  watch.unref();
   let closed = false;
   const close = () => {
     if (closed) return;
     closed = true;
     clearInterval(ping);
+    clearInterval(watch);
     emulator.events.off('interaction', onInteraction);
     emulator.events.off('message', onMessage);
     res.end();

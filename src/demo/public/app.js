@@ -412,6 +412,10 @@ function connectEvents() {
     // Catch up on whatever changed while disconnected.
     for (const id of rootOf.keys()) void api(`/api/interactions/${id}`).then(absorb).catch(() => undefined);
   });
+  source.addEventListener('bot', (event) => {
+    ui.botRunning = JSON.parse(event.data).botRunning;
+    renderChrome();
+  });
   source.addEventListener('interaction', (event) => absorb(JSON.parse(event.data)));
   source.addEventListener('message', (event) => {
     const { action, message } = JSON.parse(event.data);
