@@ -44,6 +44,9 @@ export const en = {
   'kind.post': 'Posts',
   'kind.reel': 'Reels',
   'kind.story': 'Stories',
+  'kind.one.post': 'Post',
+  'kind.one.reel': 'Reel',
+  'kind.one.story': 'Story',
   'kinds.separator': ' + ',
 
   // ─── Feed list ───
@@ -91,7 +94,6 @@ export const en = {
   'posts.noCaption': '(no caption)',
   'posts.field.published': 'Published',
   'posts.field.forwarded': 'Forwarded to Discord',
-  'posts.kind': 'Kind',
 
   // ─── Stats ───
   'stats.title': 'Forwarding statistics',
@@ -128,7 +130,6 @@ export const en = {
   'apikey.removed.none': 'There was no API key to remove.',
 
   // ─── Errors ───
-  'error.title': 'Something went wrong',
   'error.guildOnly': 'This command only works inside a server.',
   'error.noKey': 'This server has no feed API key yet. An admin (Manage Server) must run `/apikey set` first.',
   'error.missingPermission': 'You need the **Manage Server** permission to {action}.',

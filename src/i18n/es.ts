@@ -42,6 +42,9 @@ export const es: Record<MessageKey, string> = {
   'kind.post': 'Publicaciones',
   'kind.reel': 'Reels',
   'kind.story': 'Historias',
+  'kind.one.post': 'Publicación',
+  'kind.one.reel': 'Reel',
+  'kind.one.story': 'Historia',
   'kinds.separator': ' + ',
 
   'list.title': 'Feeds',
@@ -85,7 +88,6 @@ export const es: Record<MessageKey, string> = {
   'posts.noCaption': '(sin texto)',
   'posts.field.published': 'Publicado',
   'posts.field.forwarded': 'Reenviado a Discord',
-  'posts.kind': 'Tipo',
 
   'stats.title': 'Estadísticas de reenvío',
   'stats.field.servidor': 'Servidor',
@@ -121,7 +123,6 @@ export const es: Record<MessageKey, string> = {
   'apikey.removed': 'Se quitó la clave de la API. Los comandos de feeds no funcionarán hasta que un admin ponga otra.',
   'apikey.removed.none': 'No había ninguna clave que quitar.',
 
-  'error.title': 'Algo salió mal',
   'error.guildOnly': 'Este comando solo funciona dentro de un servidor.',
   'error.noKey':
     'Este servidor aún no tiene clave de la API de feeds. Un admin (Gestionar servidor) debe ejecutar `/clave-api establecer` primero.',

@@ -15,6 +15,7 @@ const LIST_FIELD_BUDGET = 5_000;
 
 const KNOWN_STATES: Record<string, MessageKey> = { activo: 'state.activo', pausado: 'state.pausado' };
 const KNOWN_KINDS: Record<string, MessageKey> = { post: 'kind.post', reel: 'kind.reel', story: 'kind.story' };
+const KNOWN_KIND_SINGULAR: Record<string, MessageKey> = { post: 'kind.one.post', reel: 'kind.one.reel', story: 'kind.one.story' };
 
 /** A state we know gets a translated label; an unknown one is shown as the API sent it. */
 export function stateLabel(t: Translator, estado: string): string {
@@ -24,6 +25,12 @@ export function stateLabel(t: Translator, estado: string): string {
 
 export function kindLabel(t: Translator, kind: string): string {
   const key = KNOWN_KINDS[kind];
+  return key ? t(key) : truncate(plain(kind), 40);
+}
+
+/** One post's kind ("Reel"), for a post's own title. */
+export function singleKindLabel(t: Translator, kind: string): string {
+  const key = KNOWN_KIND_SINGULAR[kind];
   return key ? t(key) : truncate(plain(kind), 40);
 }
 
@@ -137,7 +144,7 @@ const CAPTION_MAX = 400;
 export function postEmbed(t: Translator, post: Post): APIEmbed {
   const caption = post.caption.trim() ? truncate(plain(post.caption), CAPTION_MAX) : t('posts.noCaption');
   const embed: APIEmbed = {
-    title: truncate(`${kindLabel(t, post.tipo)} · ${plain(post.id)}`, Limits.title),
+    title: truncate(`${singleKindLabel(t, post.tipo)} · ${plain(post.id)}`, Limits.title),
     description: caption,
     color: Colors.brand,
     fields: [

@@ -39,7 +39,7 @@ describe('/feed posts', () => {
     expect(b.data.embeds).toHaveLength(2);
     const p = post(1);
     expect(b.data.embeds[0]).toEqual({
-      title: 'Posts · p1',
+      title: 'Post · p1',
       description: 'Caption 1',
       color: 0x5865f2,
       url: p.postUrl,
