@@ -25,6 +25,7 @@ export const SCENARIOS: Scenario[] = [
   { id: 4, key: 'slow-api', title: 'Slow API', load: () => import('./scenarios/4-slow-api.js') },
   { id: 5, key: 'memory', title: 'Memory', load: () => import('./scenarios/5-memory.js') },
   { id: 6, key: 'key-store', title: 'Key store', load: () => import('./scenarios/6-key-store.js') },
+  { id: 7, key: 'sandbox', title: 'Sandbox', load: () => import('./scenarios/7-sandbox.js') },
 ];
 
 const { values } = parseArgs({

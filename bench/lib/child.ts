@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { tsxUrl } from './tsx.js';
 
 export interface ChildMemory {
   /** VmRSS from /proc (bytes), after a full GC. */
@@ -38,7 +39,7 @@ export function spawnMeasured(opts: { entry: string; env: Record<string, string>
   const args = [
     '--expose-gc',
     '--import',
-    import.meta.resolve('tsx'),
+    tsxUrl('.'),
     '--import',
     new URL('./memory-probe.ts', import.meta.url).href,
     opts.entry,

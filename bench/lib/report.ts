@@ -56,7 +56,7 @@ function fmt(value: number | null | undefined): string {
   if (value === null || value === undefined) return '–';
   if (!Number.isFinite(value)) return String(value);
   const abs = Math.abs(value);
-  if (abs !== 0 && abs < 0.01) return value.toExponential(1);
+  if (abs !== 0 && abs < 0.01) return String(Number(value.toPrecision(2)));
   if (abs < 10) return String(Math.round(value * 1000) / 1000);
   if (abs < 1000) return String(Math.round(value * 10) / 10);
   return String(Math.round(value));

@@ -4,6 +4,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { Agent } from 'undici';
+import { tsxUrl } from './tsx.js';
 import type { Scope } from '../../src/contract/feed-api.js';
 import type { WorkerInit } from './sandbox-worker.js';
 
@@ -19,8 +20,13 @@ export interface BenchSandbox {
   /** An undici dispatcher trusting the sandbox's certificate (TLS checks on). */
   agent(): Agent;
   guild(opts?: { feeds?: number; rateLimit?: number | null; scopes?: Scope[] }): Promise<ScratchGuild>;
-  /** Responses sent so far, by guild id then status code. */
+  /**
+   * Responses sent so far, by guild id then status code. A response's log line can trail the
+   * response itself, so this reads until two reads 100 ms apart agree.
+   */
   counts(): Promise<Record<string, Record<string, number>>>;
+  /** Starts the scenario-7 baseline (bare fastify HTTPS route sending `body`); returns its URL. */
+  bare(body: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -28,7 +34,7 @@ const ALL_SCOPES: Scope[] = ['feeds:read', 'feeds:write', 'stats:read'];
 
 /** Workers do not inherit tsx's loader: register it inside the worker, then load the module. */
 export function startTsWorker(module: URL, workerData: unknown): Worker {
-  const tsx = import.meta.resolve('tsx/esm/api');
+  const tsx = tsxUrl('./esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(module.href)}); })`;
   return new Worker(bootstrap, { eval: true, workerData });
 }
@@ -69,7 +75,16 @@ export async function startBenchSandbox(init: WorkerInit): Promise<BenchSandbox>
       return agent;
     },
     guild: (opts = {}) => call<ScratchGuild>({ op: 'scratch', scopes: opts.scopes ?? ALL_SCOPES, rateLimit: opts.rateLimit ?? null, feeds: opts.feeds ?? 4 }),
-    counts: () => call({ op: 'counts' }),
+    async counts() {
+      let previous = JSON.stringify(await call({ op: 'counts' }));
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const current = await call<Record<string, Record<string, number>>>({ op: 'counts' });
+        if (JSON.stringify(current) === previous) return current;
+        previous = JSON.stringify(current);
+      }
+    },
+    bare: async (body) => (await call<{ url: string }>({ op: 'bare', body })).url,
     async close() {
       await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
       await call({ op: 'close' }).catch(() => undefined);

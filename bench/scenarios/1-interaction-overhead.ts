@@ -5,7 +5,12 @@
  * objects built from raw payloads with REST captured; the feed API is an in-process MockAgent
  * that answers at once. Measured: dispatch → interaction callback, one interaction at a time
  * (bot and baseline alternating, so drift hits both), then throughput with 32 in flight.
+ *
+ * Two diagnostics explain the gap: which samples overlapped a garbage-collection pause, and where
+ * the time of a second, instrumented bot goes (timers around its key-store read and its feed API
+ * call), measured in the same alternation.
  */
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Events, type APIEmbed } from 'discord.js';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { feedListView } from '../../src/render/feeds.js';
@@ -32,6 +37,29 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const { logger } = benchLogger();
   const bot = await startBenchBot({ apiUrl: MOCK_BASE, dispatcher: api.agent, logger });
   await bot.setKey(GUILD_ID, API_KEY);
+  const probed = await startBenchBot({ apiUrl: MOCK_BASE, dispatcher: api.agent, logger: benchLogger().logger });
+  await probed.setKey(GUILD_ID, API_KEY);
+  const phase = { handler: 0, keys: [0, 0], api: [0, 0] };
+  probed.app.client.prependListener(Events.InteractionCreate, () => {
+    phase.handler = performance.now();
+  });
+  const wrap = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, into: number[]) =>
+    async (...a: A): Promise<R> => {
+      into[0] = performance.now();
+      try {
+        return await fn(...a);
+      } finally {
+        into[1] = performance.now();
+      }
+    };
+  probed.app.keys.get = wrap(probed.app.keys.get.bind(probed.app.keys), phase.keys);
+  probed.app.api.listFeeds = wrap(probed.app.api.listFeeds.bind(probed.app.api), phase.api);
+  const phases = { discordJs: [] as number[], keyStore: [] as number[], feedApi: [] as number[], renderAndReply: [] as number[] };
+
+  const gcPauses: { start: number; end: number }[] = [];
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, end: e.startTime + e.duration });
+  });
 
   // The baseline answers with the embed feedbot would render for the same list.
   const fixed: APIEmbed = feedListView(translator('en'), SAMPLE_FEEDS, { page: 1 }).embed;
@@ -56,6 +84,11 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       capture: bot.capture,
       settle: () => bot.app.router.drain(),
     },
+    botInstrumented: {
+      client: probed.app.client,
+      capture: probed.capture,
+      settle: () => probed.app.router.drain(),
+    },
     baseline: {
       client: baseClient,
       capture: baseCapture,
@@ -66,16 +99,23 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   };
   type Side = (typeof sides)[keyof typeof sides];
 
-  /** One interaction: dispatch → callback (ms); waits until the side has fully finished with it. */
-  async function once(side: Side): Promise<number> {
+  interface Sample {
+    t0: number;
+    at: number;
+  }
+
+  /** One interaction: dispatch → callback; waits until the side has fully finished with it. */
+  async function once(side: Side): Promise<Sample> {
     const raw = chatInput('feed', 'list', {}, invoker());
     const acked = side.capture.callback(raw.id);
     const t0 = performance.now();
     dispatch(side.client, raw);
     const { at } = await acked;
     await side.settle();
-    return at - t0;
+    return { t0, at };
   }
+
+  const overlapsGc = (s: Sample) => gcPauses.some((g) => g.end > s.t0 && g.start < s.at);
 
   /** `total` interactions with `concurrency` in flight; interactions per second. */
   async function throughput(side: Side, total: number): Promise<number> {
@@ -99,24 +139,37 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     ctx.log(`  warm-up: ${warmup} each`);
     for (let i = 0; i < warmup; i++) {
       await once(sides.bot);
+      await once(sides.botInstrumented);
       await once(sides.baseline);
     }
     await throughput(sides.bot, warmup);
     await throughput(sides.baseline, warmup);
 
     ctx.log(`  latency: ${n} each, alternating`);
-    const botMs: number[] = [];
-    const baseMs: number[] = [];
+    const samples: Record<keyof typeof sides, Sample[]> = { bot: [], botInstrumented: [], baseline: [] };
+    const names = Object.keys(sides) as (keyof typeof sides)[];
+    gcObserver.observe({ entryTypes: ['gc'] });
     for (let i = 0; i < n; i++) {
-      // Alternate who goes first so neither always runs right after the other's garbage.
-      if (i % 2 === 0) {
-        botMs.push(await once(sides.bot));
-        baseMs.push(await once(sides.baseline));
-      } else {
-        baseMs.push(await once(sides.baseline));
-        botMs.push(await once(sides.bot));
+      // Rotate who goes first so no side always runs right after another's garbage.
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(i + k) % names.length]!;
+        const sample = await once(sides[name]);
+        samples[name].push(sample);
+        if (name === 'botInstrumented') {
+          phases.discordJs.push(phase.handler - sample.t0);
+          phases.keyStore.push(phase.keys[1]! - phase.keys[0]!);
+          phases.feedApi.push(phase.api[1]! - phase.api[0]!);
+          phases.renderAndReply.push(sample.at - phase.api[1]!);
+        }
       }
     }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gcObserver.disconnect();
+    const ms = (list: Sample[]) => list.map((x) => x.at - x.t0);
+    const botMs = ms(samples.bot);
+    const baseMs = ms(samples.baseline);
+    const gcShare = (list: Sample[]) => round((list.filter(overlapsGc).length / list.length) * 100, 2);
+    const withoutGc = (list: Sample[]) => roundSummary(summarize(ms(list.filter((x) => !overlapsGc(x)))));
 
     ctx.log(`  throughput: ${throughputN} each, ${concurrency} in flight`);
     const botIps: number[] = [];
@@ -155,6 +208,13 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         bot: roundSummary(bs),
         baseline: roundSummary(ls),
         p99OverheadMs: round(bs.p99 - ls.p99),
+        diagnostics: {
+          samplesOverlappingGcPercent: { bot: gcShare(samples.bot), baseline: gcShare(samples.baseline) },
+          excludingGcSamples: { bot: withoutGc(samples.bot), baseline: withoutGc(samples.baseline) },
+          gcPauses: gcPauses.length,
+          instrumentedBot: roundSummary(summarize(ms(samples.botInstrumented))),
+          instrumentedBotPhasesP50: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(summarize(v).p50)])),
+        },
         throughputRuns: { bot: botIps.map((v) => round(v)), baseline: baseIps.map((v) => round(v)) },
         upstreamRequests: upstream,
       },
@@ -162,7 +222,9 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
+    gcObserver.disconnect();
     await bot.close();
+    await probed.close();
     await baseClient.destroy();
     await api.close();
   }

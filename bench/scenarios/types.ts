@@ -4,4 +4,6 @@ export interface ScenarioContext {
   quick: boolean;
   /** Progress lines (stderr), so the table on stdout stays clean. */
   log(message: string): void;
+  /** Sizes that replace a scenario's own (tests run tiny versions); names are per scenario. */
+  overrides?: Record<string, number>;
 }
