@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: runs the scenarios one after another, prints a table, writes
  * bench/results.json. `--quick` (or BENCH_QUICK=1) makes a short smoke run; `--only 1,3` picks
- * scenarios. Progress goes to stderr, the table to stdout.
+ * scenarios; `--update-docs` rewrites the figures section of docs/BENCHMARKS.md from this run
+ * (refused for quick or partial runs). Progress goes to stderr, the table to stdout.
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.js';
+import { updateDoc } from './lib/markdown.js';
 import { formatTable, type BenchResults, type ScenarioResult } from './lib/report.js';
 import type { ScenarioContext } from './scenarios/types.js';
 
@@ -33,11 +35,17 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     out: { type: 'string' },
+    'update-docs': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick || process.env.BENCH_QUICK === '1';
 const only = values.only ? new Set(values.only.split(',').map((s) => Number(s.trim()))) : undefined;
-const out = values.out ?? join(dirname(fileURLToPath(import.meta.url)), 'results.json');
+const here = dirname(fileURLToPath(import.meta.url));
+const out = values.out ?? join(here, 'results.json');
+if (values['update-docs'] && (quick || only)) {
+  console.error('--update-docs needs a full run of every scenario (no --quick, no --only).');
+  process.exit(2);
+}
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const machine = describeMachine();
@@ -82,4 +90,9 @@ const report: BenchResults = {
 writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 console.log(formatTable(results));
 console.log(`\n${results.length} scenario(s) in ${(report.durationMs / 1000).toFixed(1)} s; results in ${out}`);
+if (values['update-docs']) {
+  const doc = join(here, '..', 'docs', 'BENCHMARKS.md');
+  updateDoc(doc, report);
+  console.log(`figures written to ${doc}`);
+}
 process.exitCode = results.some((r) => r.error) ? 1 : 0;

@@ -168,6 +168,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const ms = (list: Sample[]) => list.map((x) => x.at - x.t0);
     const botMs = ms(samples.bot);
     const baseMs = ms(samples.baseline);
+    const us = (list: number[]) => Math.round(summarize(list).p50 * 1000);
     const gcShare = (list: Sample[]) => round((list.filter(overlapsGc).length / list.length) * 100, 2);
     const withoutGc = (list: Sample[]) => roundSummary(summarize(ms(list.filter((x) => !overlapsGc(x)))));
 
@@ -218,7 +219,10 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         throughputRuns: { bot: botIps.map((v) => round(v)), baseline: baseIps.map((v) => round(v)) },
         upstreamRequests: upstream,
       },
-      notes: [],
+      notes: [
+        `Samples that overlapped a GC pause: feedbot ${gcShare(samples.bot)} %, baseline ${gcShare(samples.baseline)} %; without them, p99 is ${round(summarize(ms(samples.bot.filter((x) => !overlapsGc(x)))).p99)} ms against ${round(summarize(ms(samples.baseline.filter((x) => !overlapsGc(x)))).p99)} ms.`,
+        `Instrumented feedbot, median per phase: discord.js ${us(phases.discordJs)} µs, key store ${us(phases.keyStore)} µs, feed API call ${us(phases.feedApi)} µs, render and reply ${us(phases.renderAndReply)} µs (its total p50: ${round(summarize(ms(samples.botInstrumented)).p50)} ms).`,
+      ],
       durationMs: Math.round(performance.now() - started),
     };
   } finally {

@@ -150,7 +150,10 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         botOutcomes: outcomeCounts,
         upstreamByStatus: { bot: counts[botGuild.guildId] ?? {}, naive: counts[naiveGuild.guildId] ?? {} },
       },
-      notes: [],
+      notes: [
+        `feedbot's answers by outcome: ${Object.entries(outcomeCounts).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+        `API responses by status: feedbot ${JSON.stringify(counts[botGuild.guildId] ?? {})}, naive ${JSON.stringify(counts[naiveGuild.guildId] ?? {})}.`,
+      ],
       durationMs: Math.round(performance.now() - started),
     };
   } finally {

@@ -170,7 +170,13 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       },
       metrics,
       details: { byLatency, emulatorAckViolations: { bot: ackViolations.length, naive: naiveViolations.length } },
-      notes: [],
+      notes: [
+        ...latencies.map((l) => {
+          const o = (byLatency[String(l)] as { outcomes: Record<string, number> }).outcomes;
+          return `${l / 1000} s API, feedbot's final answers: ${Object.entries(o).map(([k, v]) => `${k} ×${v}`).join(', ')}.`;
+        }),
+        `Missed deadlines recorded by the emulators: feedbot ${ackViolations.length}, naive ${naiveViolations.length} (a late reply counts again as "unknown interaction").`,
+      ],
       durationMs: Math.round(performance.now() - started),
     };
   } finally {

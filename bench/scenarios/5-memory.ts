@@ -149,7 +149,10 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           readyMs: p.readyMs,
         })),
       },
-      notes: [],
+      notes: points.map(
+        (p) =>
+          `${p.guilds} guild(s): feedbot RSS ${mb(p.bot.rss)} MB, heap ${mb(p.bot.heapUsed)} MB, READY after ${(p.readyMs.bot / 1000).toFixed(1)} s; bare client RSS ${mb(p.baseline.rss)} MB, heap ${mb(p.baseline.heapUsed)} MB.`,
+      ),
       durationMs: Math.round(performance.now() - started),
     };
   } finally {
