@@ -44,7 +44,7 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LOG_PRETTY: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   DEV_GUILD_ID: snowflake('DEV_GUILD_ID').optional(),
-  FEED_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  FEED_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8_000),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

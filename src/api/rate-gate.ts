@@ -6,10 +6,12 @@
  * owner a noisy dashboard). So each sent request reserves one unit until its response arrives;
  * a request that finds no unreserved unit is refused locally, at once, with the known reset time.
  *
- * Unknown state (no response yet for this key, or the window has passed): exactly one request
- * goes out to learn the budget and the others wait for it to settle (at most one attempt's
- * time-out), then are admitted against what it learnt. One round trip of latency is cheaper than
- * a burst that overshoots a nearly spent window. If the answer carries no usable headers (or
+ * Unknown state, first use of a key: exactly one request goes out to learn the budget and the
+ * others wait for it to settle (at most one attempt's time-out), then are admitted against what
+ * it learnt. One round trip of latency is cheaper than a burst that overshoots a nearly spent
+ * window. Once a window we watched has passed, the next one starts full (the limit is per window),
+ * so a small burst (a quarter of the budget we saw, at most 10) goes out at once instead of one
+ * probe: with a slow API, commands arriving together must not wait for each other every minute. If the answer carries no usable headers (or
  * never arrives: connection failure), the key is "blind" and requests pass ungated until some
  * response teaches a budget — a server without headers must not serialise every command.
  *
@@ -26,6 +28,8 @@ interface KeyState {
   /** Requests sent and not yet answered (reserved budget). */
   inFlight: number;
   blind: boolean;
+  /** The largest budget seen at the start of a window (Remaining + 1); 0 until one is seen. */
+  limitSeen: number;
   waiters: Array<() => void>;
 }
 
@@ -43,6 +47,8 @@ export interface RateGateOptions {
 
 /** Two resets closer than this are the same window (the header has second resolution). */
 const SAME_WINDOW_MS = 1000;
+/** Requests let through together into a new window of a key whose budget we have seen. */
+const MAX_NEW_WINDOW_BURST = 10;
 
 export class RateGate {
   private readonly states = new Map<string, KeyState>();
@@ -60,7 +66,8 @@ export class RateGate {
       const s = this.state(keyHash);
       this.expire(s);
       if (s.remaining === null || s.resetAtMs === null) {
-        if (s.blind || s.inFlight === 0) return { ok: true, permit: this.reserve(s) };
+        const burst = Math.max(1, Math.min(MAX_NEW_WINDOW_BURST, Math.floor(s.limitSeen / 4)));
+        if (s.blind || s.inFlight < burst) return { ok: true, permit: this.reserve(s) };
         await new Promise<void>((resolve) => s.waiters.push(resolve));
         continue;
       }
@@ -104,7 +111,7 @@ export class RateGate {
       this.states.set(keyHash, s);
       return s;
     }
-    s = { remaining: null, resetAtMs: null, inFlight: 0, blind: false, waiters: [] };
+    s = { remaining: null, resetAtMs: null, inFlight: 0, blind: false, limitSeen: 0, waiters: [] };
     this.states.set(keyHash, s);
     this.evict();
     return s;
@@ -160,6 +167,7 @@ export class RateGate {
       s.resetAtMs = Math.max(s.resetAtMs, reset);
     }
     // Older window (a late answer): ignored.
+    if (status !== 429) s.limitSeen = Math.max(s.limitSeen, remaining + 1);
     s.blind = false;
     return true;
   }

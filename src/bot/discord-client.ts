@@ -70,7 +70,9 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     intents: [GatewayIntentBits.Guilds],
     // Discord requires sharding from 2,500 guilds on; 'auto' takes the recommended count from
     // GET /gateway/bot, so one process grows with the bot (and the emulator enforces the rule).
-    shards: 'auto',
+    // Under a discord.js ShardingManager the process is told its shards through SHARDS, which
+    // the client reads by default: leave that alone.
+    ...(process.env.SHARDS === undefined ? { shards: 'auto' as const } : {}),
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
     makeCache: makeCache(),
     sweepers: { ...Options.DefaultSweeperSettings },

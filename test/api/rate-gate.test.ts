@@ -41,6 +41,31 @@ describe('rate headers', () => {
 });
 
 describe('RateGate', () => {
+  it('first use sends one request; a new window of a known key lets a small burst through at once', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    const first = await permit(gate);
+    let second: GateDecision | undefined;
+    void gate.acquire('k').then((d) => (second = d));
+    await flush();
+    expect(second).toBeUndefined(); // first use: the others wait for the first answer
+    first.release(rateHeaders(99, clock.resetIn(60)));
+    await flush();
+    expect(second?.ok).toBe(true);
+    if (second?.ok) second.permit.release(rateHeaders(98, clock.resetIn(60)));
+
+    clock.advance(61_000); // the window we watched has passed: the next one starts full
+    const burst: GatePermit[] = [];
+    for (let i = 0; i < 10; i++) burst.push(await permit(gate));
+    let eleventh = false;
+    void gate.acquire('k').then(() => (eleventh = true));
+    await flush();
+    expect(eleventh).toBe(false); // at most 10 before the new window's budget is known
+    burst[0]!.release(rateHeaders(99, clock.resetIn(60)));
+    await flush();
+    expect(eleventh).toBe(true);
+  });
+
   it('keeps the smallest Remaining within a window (answers arrive out of order)', async () => {
     const clock = new Clock();
     const gate = new RateGate({ now: clock.now });
