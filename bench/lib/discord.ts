@@ -4,22 +4,14 @@
  * is captured through the `rest.makeRequest` option and answered at once. What a benchmark reads
  * is the moment the interaction callback (the acknowledgement) left discord.js.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  ApplicationCommandOptionType,
-  ApplicationCommandType,
-  ChannelType,
-  InteractionType,
-  type APIApplicationCommandInteractionDataOption,
-  type APIInteraction,
-  type APIMessage,
-} from 'discord-api-types/v10';
-import { PermissionFlagsBits, type Client, type ClientOptions } from 'discord.js';
+import type { APIInteraction, APIMessage } from 'discord-api-types/v10';
+import type { Client, ClientOptions } from 'discord.js';
 import { Response } from 'undici';
 
-export const APP_ID = '1200000000000000001';
-export const CHANNEL_ID = '1300000000000000001';
-export const ADMIN_PERMS = String(PermissionFlagsBits.ManageGuild | PermissionFlagsBits.SendMessages | PermissionFlagsBits.ViewChannel);
+import { APP_ID, CHANNEL_ID, snowflake } from '../../test/helpers/discord.js';
+
+// Raw payloads come from the tests' builders, so benchmarks and tests drive the same interactions.
+export { APP_ID, CHANNEL_ID, chatInput, autocomplete, snowflake } from '../../test/helpers/discord.js';
 
 export interface CallbackRecord {
   /** performance.now() when discord.js handed the callback to the transport. */
@@ -33,13 +25,6 @@ export interface WebhookRecord {
   method: string;
   path: string;
   raw: string | undefined;
-}
-
-let sequence = 0n;
-/** A snowflake whose timestamp is now, so the responder trusts the interaction's age. */
-export function snowflake(at = Date.now()): string {
-  sequence = (sequence + 1n) % 4096n;
-  return (((BigInt(at) - 1420070400000n) << 22n) | sequence).toString();
 }
 
 function fakeMessage(raw: string | undefined): APIMessage {
@@ -126,90 +111,10 @@ export function dispatch(client: Client, raw: APIInteraction): void {
   (client as unknown as { actions: { InteractionCreate: { handle(d: unknown): void } } }).actions.InteractionCreate.handle(raw);
 }
 
-// ─── Raw payloads ───────────────────────────────────────────────────────────────────────────
-
+/** Who sends an interaction (a guild is required here: every scenario acts in one). */
 export interface Invoker {
   guildId: string;
   userId: string;
   permissions?: string;
   locale?: string;
-}
-
-function base(invoker: Invoker) {
-  const user = { id: invoker.userId, username: `user${invoker.userId.slice(-4)}`, discriminator: '0', avatar: null, global_name: null };
-  return {
-    id: snowflake(),
-    application_id: APP_ID,
-    token: `tok_${randomBytes(12).toString('hex')}`,
-    version: 1 as const,
-    locale: invoker.locale ?? 'en-US',
-    app_permissions: '0',
-    entitlements: [],
-    authorizing_integration_owners: {},
-    attachment_size_limit: 8_388_608,
-    channel_id: CHANNEL_ID,
-    channel: { id: CHANNEL_ID, type: ChannelType.GuildText, name: 'general' },
-    guild_id: invoker.guildId,
-    guild_locale: 'en-US',
-    guild: { id: invoker.guildId, locale: 'en-US', features: [] },
-    context: 0,
-    member: {
-      user,
-      roles: [],
-      joined_at: '2024-01-01T00:00:00.000Z',
-      deaf: false,
-      mute: false,
-      flags: 0,
-      permissions: invoker.permissions ?? ADMIN_PERMS,
-    },
-  };
-}
-
-type Scalar = string | number | boolean;
-
-function toOptions(options: Record<string, Scalar>, focused?: string): APIApplicationCommandInteractionDataOption[] {
-  return Object.entries(options).map(([name, value]) => {
-    const type =
-      typeof value === 'number'
-        ? ApplicationCommandOptionType.Integer
-        : typeof value === 'boolean'
-          ? ApplicationCommandOptionType.Boolean
-          : ApplicationCommandOptionType.String;
-    return { name, type, value, ...(focused === name ? { focused: true } : {}) } as APIApplicationCommandInteractionDataOption;
-  });
-}
-
-/** `/command [sub] options…` as a CHAT_INPUT interaction. */
-export function chatInput(command: string, sub: string | undefined, options: Record<string, Scalar>, invoker: Invoker): APIInteraction {
-  const list = toOptions(options);
-  return {
-    ...base(invoker),
-    type: InteractionType.ApplicationCommand,
-    data: {
-      id: snowflake(),
-      name: command,
-      type: ApplicationCommandType.ChatInput,
-      options: sub ? [{ name: sub, type: ApplicationCommandOptionType.Subcommand, options: list }] : list,
-    },
-  } as unknown as APIInteraction;
-}
-
-/** An APPLICATION_COMMAND_AUTOCOMPLETE interaction with `focused` being typed. */
-export function autocomplete(
-  command: string,
-  sub: string,
-  options: Record<string, Scalar>,
-  focused: string,
-  invoker: Invoker,
-): APIInteraction {
-  return {
-    ...base(invoker),
-    type: InteractionType.ApplicationCommandAutocomplete,
-    data: {
-      id: snowflake(),
-      name: command,
-      type: ApplicationCommandType.ChatInput,
-      options: [{ name: sub, type: ApplicationCommandOptionType.Subcommand, options: toOptions(options, focused) }],
-    },
-  } as unknown as APIInteraction;
 }
