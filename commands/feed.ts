@@ -17,7 +17,7 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT, POSTS_LIMIT_MAX, type ContentKind, type FeedListItem } from '../src/contract/feed-api.js';
-import type { HandlerContext } from '../src/bot/context.js';
+import type { BotServices, HandlerContext } from '../src/bot/context.js';
 import { UserError, InvalidOptionError } from '../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../src/bot/options.js';
 import { AUTOCOMPLETE_BUDGET_MS } from '../src/bot/router.js';
@@ -194,13 +194,23 @@ async function create(interaction: ChatInputCommandInteraction, ctx: HandlerCont
 
 // ─── delete ─────────────────────────────────────────────────────────────────────────────────
 
-/** Timers that strip an expired confirmation's buttons, keyed by the confirmation's custom_id. */
-const confirmationTimers = new Map<string, NodeJS.Timeout>();
+/**
+ * Timers that strip an expired confirmation's buttons, per bot (keyed by its services object) and
+ * then by the confirmation's custom_id.
+ */
+const confirmationTimersByBot = new WeakMap<BotServices, Map<string, NodeJS.Timeout>>();
+
+function confirmationTimers(services: BotServices): Map<string, NodeJS.Timeout> {
+  let timers = confirmationTimersByBot.get(services);
+  if (!timers) confirmationTimersByBot.set(services, (timers = new Map()));
+  return timers;
+}
 
 /** For a clean shutdown: confirmations left open just expire by their custom_id. */
-export function clearConfirmationTimers(): void {
-  for (const timer of confirmationTimers.values()) clearTimeout(timer);
-  confirmationTimers.clear();
+export function clearConfirmationTimers(services: BotServices): void {
+  const timers = confirmationTimersByBot.get(services);
+  for (const timer of timers?.values() ?? []) clearTimeout(timer);
+  timers?.clear();
 }
 
 async function askDelete(interaction: ChatInputCommandInteraction, ctx: HandlerContext): Promise<void> {
@@ -237,14 +247,15 @@ async function askDelete(interaction: ChatInputCommandInteraction, ctx: HandlerC
   });
 
   // Components never expire by themselves: take the buttons away when the minute is up.
+  const timers = confirmationTimers(ctx.services);
   const timer = setTimeout(() => {
-    confirmationTimers.delete(key);
+    timers.delete(key);
     void interaction
       .editReply({ embeds: [noticeEmbed(t('delete.expired'), Colors.warning)], components: [] })
       .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire a delete confirmation'));
   }, ttl);
   timer.unref?.();
-  confirmationTimers.set(key, timer);
+  timers.set(key, timer);
 }
 
 async function confirmDelete(interaction: ButtonInteraction, ctx: HandlerContext, parts: string[]): Promise<void> {
@@ -252,8 +263,9 @@ async function confirmDelete(interaction: ButtonInteraction, ctx: HandlerContext
   const id = Number(idText);
   if (userId !== interaction.user.id) throw new UserError('button.notYours');
   const key = `${idText}:${userId}:${expiresText}`;
-  clearTimeout(confirmationTimers.get(key));
-  confirmationTimers.delete(key);
+  const timers = confirmationTimers(ctx.services);
+  clearTimeout(timers.get(key));
+  timers.delete(key);
   if (ctx.now() > Number(expiresText) * 1000) {
     await ctx.respond.send({ embeds: [noticeEmbed(ctx.t('delete.expired'), Colors.warning)], components: [] });
     return;

@@ -7,6 +7,7 @@ import { Events, type Client, type ClientOptions } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { FeedApiClient } from './api/client.js';
 import { createDiscordClient } from './bot/discord-client.js';
+import type { BotServices } from './bot/context.js';
 import { createRouter, type InteractionRouter } from './bot/router.js';
 import { commands } from './commands.js';
 import type { Config } from './config.js';
@@ -54,12 +55,13 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
   const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, rest: opts.rest });
-  const router = createRouter(commands, {
+  const services: BotServices = {
     api,
     keys,
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
-  });
+  };
+  const router = createRouter(commands, services);
 
   let accepting = true;
   client.on(Events.InteractionCreate, (interaction) => {
@@ -82,7 +84,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         accepting = false;
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
         await Promise.race([router.drain(), timeout]);
-        clearConfirmationTimers();
+        clearConfirmationTimers(services);
         await client.destroy();
         await keys.close();
       })();

@@ -7,7 +7,7 @@ import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import type { CommandModule } from './command.js';
 import { customIdCommand } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
-import { explain } from './explain.js';
+import { explain, type Explanation } from './explain.js';
 import { DEFAULT_DEFER_AFTER_MS, Responder, type RepliableInteraction } from './responder.js';
 import { errorEmbed } from '../render/feeds.js';
 
@@ -41,7 +41,13 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       if (interaction.isAutocomplete()) {
         log.command = `${interaction.commandName} (autocomplete)`;
         ctx = new HandlerContext(services, interaction, undefined);
-        outcome = await runAutocomplete(byName.get(interaction.commandName), interaction, ctx);
+        const result = await runAutocomplete(byName.get(interaction.commandName), interaction, ctx);
+        outcome = result.outcome;
+        if (result.error) {
+          level = result.error.level;
+          ref = result.error.ref;
+          if (result.error.level === 'error') failure = result.cause;
+        }
         return;
       }
       let command: CommandModule | undefined;
@@ -146,18 +152,19 @@ async function runAutocomplete(
   command: CommandModule | undefined,
   interaction: AutocompleteInteraction,
   ctx: HandlerContext,
-): Promise<string> {
+): Promise<{ outcome: string; error?: Explanation; cause?: unknown }> {
   if (!command?.autocomplete) {
     await interaction.respond([]);
-    return 'unknown_command';
+    return { outcome: 'unknown_command' };
   }
   try {
     await command.autocomplete(interaction, ctx);
-    return 'ok';
+    return { outcome: 'ok' };
   } catch (error) {
     // Autocomplete has no room for explanations: an empty list, and the reason in the log.
     if (!interaction.responded) await interaction.respond([]).catch(() => undefined);
-    return explain(error, { t: ctx.t }).outcome;
+    const e = explain(error, { t: ctx.t });
+    return { outcome: e.outcome, error: e, cause: error };
   }
 }
 
