@@ -27,7 +27,7 @@ import { ApiError, errorBody, feedNotFound, validationError, type ErrorCode } fr
 import { hashApiKey, parseBearer } from './keys.js';
 import { renderPng, renderPostPage, renderSvg } from './media.js';
 import { resetHeaderValue, type FixedWindowLimiter, type RateLimitState } from './rate-limit.js';
-import type { KeyIdentity, PostRecord, SandboxStore } from './store.js';
+import type { FeedRecord, FreshReads, KeyIdentity, PostRecord, SandboxStore } from './store.js';
 
 export interface AppDeps {
   store: SandboxStore;
@@ -109,6 +109,8 @@ export async function buildApp(deps: AppDeps) {
   const { store, limiter, clock, logger } = deps;
   const rates = new WeakMap<FastifyRequest, RateLimitState>();
   const identities = new WeakMap<FastifyRequest, KeyIdentity>();
+  /** One freshness check per request (in authenticate), shared by the handler's cached reads. */
+  const freshReads = new WeakMap<FastifyRequest, FreshReads>();
   const routeScopes = new Map<string, Scope>();
   const pngCache = new Map<string, Buffer>();
   const openApiDocument = buildOpenApiDocument();
@@ -118,7 +120,12 @@ export async function buildApp(deps: AppDeps) {
   /** Key → limit → plan; returns the identity or throws the matching ApiError. */
   async function authenticate(request: FastifyRequest): Promise<KeyIdentity> {
     const bearer = parseBearer(request.headers.authorization);
-    const identity = bearer.kind === 'key' ? await store.findKeyByHash(hashApiKey(bearer.key)) : undefined;
+    let identity: KeyIdentity | undefined;
+    if (bearer.kind === 'key') {
+      const reads = await store.fresh();
+      freshReads.set(request, reads);
+      identity = await reads.keyByHash(hashApiKey(bearer.key));
+    }
     if (!identity) {
       // Unknown callers spend a per-IP budget, so guessing keys is rate limited too.
       const rate = limiter.hit(ipBucket(request.ip));
@@ -200,23 +207,27 @@ export async function buildApp(deps: AppDeps) {
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback-style hooks: they run on every response, and an async hook costs a promise each.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader(RATE_LIMIT_REMAINING_HEADER)) reply.headers(rateLimitHeaders(rateFor(request)));
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    httpLog.debug(
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? null,
-        path: request.url.split('?')[0]?.slice(0, 200),
-        status: reply.statusCode,
-        guild: identities.get(request)?.guildId,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request',
-    );
+  app.addHook('onResponse', (request, reply, done) => {
+    if (httpLog.isLevelEnabled('debug')) {
+      httpLog.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          path: request.url.split('?')[0]?.slice(0, 200),
+          status: reply.statusCode,
+          guild: identities.get(request)?.guildId,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request',
+      );
+    }
+    done();
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
@@ -262,19 +273,32 @@ export async function buildApp(deps: AppDeps) {
     publicadoDiscord: post.publicadoDiscord,
   });
 
-  app.get(toFastifyPath(ROUTES.listFeeds.path), async (request) => {
+  /**
+   * The validated, serialized GET /feeds body per cached feed list (a new list is a new key, so
+   * this follows the read cache's invalidation) and plan. Same bytes as serializing each time.
+   */
+  const feedListBodies = new WeakMap<readonly FeedRecord[], Map<string, string>>();
+
+  app.get(toFastifyPath(ROUTES.listFeeds.path), async (request, reply) => {
     const identity = identityOf(request);
-    const feeds = await store.listFeeds(identity.guildId);
-    const items: FeedListItem[] = feeds.map((feed) => ({
-      id: feed.id,
-      cuenta: feed.cuenta,
-      canal: feed.canalId,
-      estado: feed.estado,
-      tipos: feed.tipos,
-      filtros: feed.filtros.length,
-      ultimoPost: feed.ultimoPost,
-    }));
-    return ROUTES.listFeeds.response.parse({ feeds: items, total: items.length, plan: identity.plan });
+    const feeds = await (freshReads.get(request) ?? (await store.fresh())).feeds(identity.guildId);
+    let bodies = feedListBodies.get(feeds);
+    let body = bodies?.get(identity.plan);
+    if (body === undefined) {
+      const items: FeedListItem[] = feeds.map((feed) => ({
+        id: feed.id,
+        cuenta: feed.cuenta,
+        canal: feed.canalId,
+        estado: feed.estado,
+        tipos: [...feed.tipos],
+        filtros: feed.filtros.length,
+        ultimoPost: feed.ultimoPost,
+      }));
+      body = JSON.stringify(ROUTES.listFeeds.response.parse({ feeds: items, total: items.length, plan: identity.plan }));
+      if (!bodies) feedListBodies.set(feeds, (bodies = new Map()));
+      bodies.set(identity.plan, body);
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
   });
 
   app.post(toFastifyPath(ROUTES.createFeed.path), async (request, reply) => {

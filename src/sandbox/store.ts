@@ -2,10 +2,16 @@
  * The sandbox's SQLite data: servers (guild id + plan), one hashed key per server, feeds and the
  * posts they forwarded. Every query that touches feeds or posts is filtered by guild id, so one
  * server's key can never reach another server's rows.
+ *
+ * Key lookups and feed lists are answered from memory (read-cache.ts): every write below drops
+ * the guild it touched, and `fresh()` first makes sure no other connection (the admin CLI) has
+ * committed since the cache was filled (commit-watch.ts).
  */
 import type { ContentKind, FeedState, Scope } from '../contract/feed-api.js';
 import { SCOPES } from '../contract/feed-api.js';
-import { Db } from './db.js';
+import { CommitWatch } from './commit-watch.js';
+import { Db, type SqlParam } from './db.js';
+import { ReadCache } from './read-cache.js';
 
 export const PLANS = ['free', 'pro', 'server'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -61,6 +67,15 @@ export interface StatsRecord {
   postsEstaSemana: number;
   cuentaMasActiva: string | null;
   ultimaActividad: string | null;
+}
+
+/**
+ * The cached reads, valid for one request: get them from `store.fresh()` when the request starts,
+ * so that everything committed before it (by this process or another) is seen. Values are frozen.
+ */
+export interface FreshReads {
+  keyByHash(keyHash: string): Promise<KeyIdentity | undefined>;
+  feeds(guildId: string): Promise<readonly FeedRecord[]>;
 }
 
 export type CreateFeedResult =
@@ -200,24 +215,95 @@ function toKey(row: KeyRow): KeyRecord {
   };
 }
 
-export class SandboxStore {
-  private constructor(readonly db: Db) {}
+export interface StoreOptions {
+  /** Default true; false: notice other processes' commits with data_version round trips only (tests). */
+  walIndexShortcut?: boolean;
+}
 
-  static async open(file: string): Promise<SandboxStore> {
+/** Databases no other connection can reach: nothing to watch. */
+function isPrivateDatabase(file: string): boolean {
+  return file === '' || file === ':memory:';
+}
+
+export class SandboxStore {
+  private readonly cache = new ReadCache();
+  private watch: CommitWatch | undefined;
+  private readonly reads: FreshReads = {
+    keyByHash: (keyHash) => this.cachedKey(keyHash),
+    feeds: (guildId) => this.cachedFeeds(guildId),
+  };
+
+  private constructor(private readonly db: Db) {}
+
+  static async open(file: string, options: StoreOptions = {}): Promise<SandboxStore> {
     const db = await Db.open(file);
-    await db.exec(SCHEMA);
-    return new SandboxStore(db);
+    const store = new SandboxStore(db);
+    try {
+      await db.exec(SCHEMA);
+      if (!isPrivateDatabase(file)) {
+        store.watch = await CommitWatch.open(file, { onChange: () => store.cache.clear(), walIndexShortcut: options.walIndexShortcut });
+      }
+    } catch (err) {
+      await db.close().catch(() => undefined);
+      throw err;
+    }
+    return store;
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    try {
+      await this.watch?.close();
+    } finally {
+      await this.db.close();
+    }
+  }
+
+  /** Whether commits by other processes are noticed through the WAL index header shortcut (see commit-watch.ts). */
+  get watchesWalIndex(): boolean {
+    return this.watch?.usesWalIndex ?? false;
+  }
+
+  /** The cached reads, after checking that no other connection has committed since they were filled. */
+  async fresh(): Promise<FreshReads> {
+    await this.watch?.sync();
+    return this.reads;
+  }
+
+  /** A write; the guild's cached rows go once it has run (failed or not: it may have half-happened in SQLite's eyes). */
+  private async write(guildId: string, sql: string, params: SqlParam[]): Promise<{ lastID: number; changes: number }> {
+    try {
+      return await this.db.run(sql, params);
+    } finally {
+      this.cache.dropGuild(guildId);
+    }
+  }
+
+  private async cachedKey(keyHash: string): Promise<KeyIdentity | undefined> {
+    const hit = this.cache.key(keyHash);
+    if (hit) return hit;
+    const generation = this.cache.generation;
+    const row = await this.db.get<KeyRow & { plan: Plan }>(
+      `SELECT k.*, s.plan FROM api_keys k JOIN servers s ON s.guild_id = k.guild_id WHERE k.key_hash = ?`,
+      [keyHash],
+    );
+    // Unknown keys are not remembered: random guesses must not fill memory.
+    return row && this.cache.putKey(generation, { ...toKey(row), keyHash: row.key_hash, plan: row.plan });
+  }
+
+  private async cachedFeeds(guildId: string): Promise<readonly FeedRecord[]> {
+    const hit = this.cache.feeds(guildId);
+    if (hit) return hit;
+    const generation = this.cache.generation;
+    const rows = await this.db.all<FeedRow>(`SELECT ${FEED_COLUMNS} FROM feeds f WHERE f.guild_id = ? ORDER BY f.id`, [guildId]);
+    return this.cache.putFeeds(generation, guildId, rows.map(toFeed));
   }
 
   // ─── Servers ────────────────────────────────────────────────────────────────────────────────
 
   /** Inserts the server; false when it already exists (its plan is left alone). */
   async createServer(guildId: string, plan: Plan, createdAt: string): Promise<boolean> {
-    const result = await this.db.run(
+    const result = await this.write(
+      guildId,
       'INSERT INTO servers (guild_id, plan, created_at) VALUES (?, ?, ?) ON CONFLICT(guild_id) DO NOTHING',
       [guildId, plan, createdAt],
     );
@@ -225,7 +311,7 @@ export class SandboxStore {
   }
 
   async setPlan(guildId: string, plan: Plan): Promise<boolean> {
-    const result = await this.db.run('UPDATE servers SET plan = ? WHERE guild_id = ?', [plan, guildId]);
+    const result = await this.write(guildId, 'UPDATE servers SET plan = ? WHERE guild_id = ?', [plan, guildId]);
     return result.changes === 1;
   }
 
@@ -248,7 +334,8 @@ export class SandboxStore {
 
   /** One key per server: saving replaces the previous one in the same statement. */
   async saveKey(guildId: string, keyHash: string, last4: string, scopes: Scope[], rateLimit: number | null, createdAt: string): Promise<void> {
-    await this.db.run(
+    await this.write(
+      guildId,
       `INSERT INTO api_keys (guild_id, key_hash, last4, scopes, rate_limit, created_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(guild_id) DO UPDATE SET key_hash = excluded.key_hash, last4 = excluded.last4,
          scopes = excluded.scopes, rate_limit = excluded.rate_limit, created_at = excluded.created_at`,
@@ -257,7 +344,7 @@ export class SandboxStore {
   }
 
   async deleteKey(guildId: string): Promise<boolean> {
-    const result = await this.db.run('DELETE FROM api_keys WHERE guild_id = ?', [guildId]);
+    const result = await this.write(guildId, 'DELETE FROM api_keys WHERE guild_id = ?', [guildId]);
     return result.changes === 1;
   }
 
@@ -266,19 +353,16 @@ export class SandboxStore {
     return row && toKey(row);
   }
 
+  /** Cached; the identity is frozen. */
   async findKeyByHash(keyHash: string): Promise<KeyIdentity | undefined> {
-    const row = await this.db.get<KeyRow & { plan: Plan }>(
-      `SELECT k.*, s.plan FROM api_keys k JOIN servers s ON s.guild_id = k.guild_id WHERE k.key_hash = ?`,
-      [keyHash],
-    );
-    return row && { ...toKey(row), keyHash: row.key_hash, plan: row.plan };
+    return (await this.fresh()).keyByHash(keyHash);
   }
 
   // ─── Feeds ──────────────────────────────────────────────────────────────────────────────────
 
+  /** Cached: a new array of frozen records. */
   async listFeeds(guildId: string): Promise<FeedRecord[]> {
-    const rows = await this.db.all<FeedRow>(`SELECT ${FEED_COLUMNS} FROM feeds f WHERE f.guild_id = ? ORDER BY f.id`, [guildId]);
-    return rows.map(toFeed);
+    return [...(await (await this.fresh()).feeds(guildId))];
   }
 
   async getFeed(guildId: string, id: number): Promise<FeedRecord | undefined> {
@@ -297,7 +381,8 @@ export class SandboxStore {
    * both slip under the limit.
    */
   async createFeed(guildId: string, feed: NewFeed, maxFeeds: number): Promise<CreateFeedResult> {
-    const result = await this.db.run(
+    const result = await this.write(
+      guildId,
       `INSERT INTO feeds (guild_id, cuenta, canal_id, estado, tipos, filtros, creado)
        SELECT ?, ?, ?, ?, ?, ?, ?
        WHERE EXISTS (SELECT 1 FROM servers WHERE guild_id = ?)
@@ -323,19 +408,21 @@ export class SandboxStore {
   }
 
   async deleteFeed(guildId: string, id: number): Promise<boolean> {
-    const result = await this.db.run('DELETE FROM feeds WHERE guild_id = ? AND id = ?', [guildId, id]);
+    const result = await this.write(guildId, 'DELETE FROM feeds WHERE guild_id = ? AND id = ?', [guildId, id]);
     return result.changes === 1;
   }
 
   async setFeedState(guildId: string, id: number, estado: FeedState): Promise<boolean> {
-    const result = await this.db.run('UPDATE feeds SET estado = ? WHERE guild_id = ? AND id = ?', [estado, guildId, id]);
+    const result = await this.write(guildId, 'UPDATE feeds SET estado = ? WHERE guild_id = ? AND id = ?', [estado, guildId, id]);
     return result.changes === 1;
   }
 
   // ─── Posts ──────────────────────────────────────────────────────────────────────────────────
 
+  /** `post.guildId` must be the feed's guild: that guild's feed list (its `ultimoPost`) is dropped. */
   async insertPost(post: PostRecord): Promise<void> {
-    await this.db.run(
+    await this.write(
+      post.guildId,
       `INSERT INTO posts (code, feed_id, guild_id, cuenta, tipo, caption, publicado_en, publicado_discord)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       [post.code, post.feedId, post.guildId, post.cuenta, post.tipo, post.caption, post.publicadoEn, post.publicadoDiscord],
