@@ -13,8 +13,8 @@
  * - Fast path (~1 µs, synchronous): the WAL index header (wal-index.ts) is byte for byte what it
  *   was just before the last completed data_version reading started, so no commit has completed
  *   since that reading began, and it saw everything.
- * - Otherwise a data_version reading that STARTS after the call. Concurrent callers share
- *   readings: while one is in flight, every new caller waits for the single next one.
+ * - Otherwise a data_version reading that STARTS after the call, shared with concurrent callers
+ *   (shared-reading.ts).
  * A data_version round trip on the thread pool costs ~50 µs; one per request (even shared)
  * took about a third of the sandbox's throughput under load, hence the fast path.
  *
@@ -23,6 +23,7 @@
  * and is never used again by this watch (data_version alone stays correct).
  */
 import { Db, type PreparedQuery } from './db.js';
+import { SharedReading } from './shared-reading.js';
 import { WalIndexHeader } from './wal-index.js';
 
 export interface CommitWatchOptions {
@@ -36,9 +37,7 @@ export class CommitWatch {
   private version: number | undefined;
   /** WAL index header taken just before the last completed reading started. */
   private basis: Buffer | undefined;
-  private inFlight: Promise<void> | undefined;
-  /** The reading that starts when `inFlight` ends; shared by everyone who called meanwhile. */
-  private queued: Promise<void> | undefined;
+  private readonly readings = new SharedReading(() => this.read());
   private closed = false;
 
   private constructor(
@@ -68,29 +67,13 @@ export class CommitWatch {
     return this.header !== undefined;
   }
 
+  /** Resolves once every commit completed before this call has been seen (and `onChange` has run for it). */
   sync(): Promise<void> {
     if (this.basis && this.header) {
       const now = this.header.read();
       if (now?.equals(this.basis)) return Promise.resolve();
     }
-    if (this.queued) return this.queued;
-    if (!this.inFlight) return this.start();
-    const queued = this.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        if (this.queued === queued) this.queued = undefined;
-        return this.start();
-      });
-    this.queued = queued;
-    return queued;
-  }
-
-  private start(): Promise<void> {
-    const reading = this.read().finally(() => {
-      if (this.inFlight === reading) this.inFlight = undefined;
-    });
-    this.inFlight = reading;
-    return reading;
+    return this.readings.read();
   }
 
   private async read(): Promise<void> {
@@ -116,7 +99,7 @@ export class CommitWatch {
   async close(): Promise<void> {
     this.closed = true;
     this.basis = undefined;
-    await Promise.allSettled([this.inFlight, this.queued]);
+    await this.readings.idle();
     await this.query.finalize();
     await this.db.close();
   }
