@@ -7,7 +7,7 @@
 import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FeedApiClient } from '../../src/api/client.js';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/api/errors.js';
+import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../../src/api/errors.js';
 import type { Scope } from '../../src/contract/feed-api.js';
 
 export interface ContractBackend {
@@ -103,6 +103,23 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
       expect(probe.valid).toBe(true);
       expect(probe.scopes).toEqual({ 'feeds:read': true, 'feeds:write': true, 'stats:read': true });
       expect(probe.stats?.servidor).toBe(backend.guildId);
+    });
+
+    it('a key that spends its whole window: 100 answers, then the gate refuses locally — never an upstream 429', async () => {
+      const key = await backend.keyWithScopes(['stats:read']);
+      const a = { apiKey: key, guildId: backend.guildId };
+      let answered = 0;
+      let refusal: unknown;
+      for (let i = 0; i < 120 && refusal === undefined; i++) {
+        await client.getStats(a).then(
+          () => answered++,
+          (e: unknown) => (refusal = e),
+        );
+      }
+      expect(answered).toBe(100);
+      expect(refusal).toBeInstanceOf(RateLimitedError);
+      expect((refusal as RateLimitedError).local).toBe(true);
+      expect((refusal as RateLimitedError).resetAt.getTime()).toBeGreaterThan(Date.now());
     });
 
     it('posts of a feed that does not exist → NotFoundError', async () => {
