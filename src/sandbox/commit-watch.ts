@@ -20,31 +20,47 @@
  *
  * The fast path is checked as it runs: when a reading reports a commit, the header must have
  * changed since the previous reading began. If it did not, the header is not trustworthy here
- * and is never used again by this watch (data_version alone stays correct).
+ * and is never used again by this watch (data_version alone stays correct). So that this check
+ * gets its chance even when the header never moves, the fast path is only taken within a second
+ * of the last reading.
  */
 import { Db, type PreparedQuery } from './db.js';
 import { SharedReading } from './shared-reading.js';
 import { WalIndexHeader } from './wal-index.js';
+
+/** What the fast path reads: wal-index.ts, or a stand-in in tests. */
+export interface HeaderSource {
+  read(): Buffer | undefined;
+}
 
 export interface CommitWatchOptions {
   /** Runs synchronously, before any waiting `sync()` resolves, when a commit by another connection is seen. */
   onChange: () => void;
   /** Default true; false: always ask data_version (tests of the slow path). */
   walIndexShortcut?: boolean;
+  /** Tests: read this instead of the database's WAL index header. */
+  header?: HeaderSource;
+  /** How long after a reading the fast path may answer; default 1000 ms. */
+  fastPathMaxAgeMs?: number;
 }
+
+const FAST_PATH_MAX_AGE_MS = 1000;
 
 export class CommitWatch {
   private version: number | undefined;
   /** WAL index header taken just before the last completed reading started. */
   private basis: Buffer | undefined;
+  /** performance.now() when that reading started. */
+  private basisAt = 0;
   private readonly readings = new SharedReading(() => this.read());
   private closed = false;
 
   private constructor(
     private readonly db: Db,
     private readonly query: PreparedQuery<{ data_version: number }>,
-    private header: WalIndexHeader | undefined,
+    private header: HeaderSource | undefined,
     private readonly onChange: () => void,
+    private readonly fastPathMaxAgeMs: number,
   ) {}
 
   /** Open it while another connection to `file` is open (the store's writer), in WAL mode. */
@@ -52,8 +68,8 @@ export class CommitWatch {
     const db = await Db.open(file, { readOnly: true });
     try {
       const query = await db.prepare<{ data_version: number }>('PRAGMA data_version');
-      const header = options.walIndexShortcut === false ? undefined : WalIndexHeader.open(file);
-      const watch = new CommitWatch(db, query, header, options.onChange);
+      const header = options.walIndexShortcut === false ? undefined : (options.header ?? WalIndexHeader.open(file));
+      const watch = new CommitWatch(db, query, header, options.onChange, options.fastPathMaxAgeMs ?? FAST_PATH_MAX_AGE_MS);
       await watch.sync();
       return watch;
     } catch (err) {
@@ -69,7 +85,7 @@ export class CommitWatch {
 
   /** Resolves once every commit completed before this call has been seen (and `onChange` has run for it). */
   sync(): Promise<void> {
-    if (this.basis && this.header) {
+    if (this.basis && this.header && performance.now() - this.basisAt < this.fastPathMaxAgeMs) {
       const now = this.header.read();
       if (now?.equals(this.basis)) return Promise.resolve();
     }
@@ -78,6 +94,7 @@ export class CommitWatch {
 
   private async read(): Promise<void> {
     if (this.closed) throw new Error('commit watch closed');
+    const startedAt = performance.now();
     const before = this.header?.read();
     const basis = before && Buffer.from(before);
     let version: number | undefined;
@@ -94,6 +111,7 @@ export class CommitWatch {
     if (changed) this.onChange();
     this.version = version;
     this.basis = basis;
+    this.basisAt = startedAt;
   }
 
   async close(): Promise<void> {

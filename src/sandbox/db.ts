@@ -1,6 +1,7 @@
 /**
- * A small promise wrapper over the `sqlite3` package: one connection, statements executed in
- * order (serialize mode), WAL so the admin CLI can write while the sandbox runs.
+ * A small promise wrapper over the `sqlite3` package: a connection whose statements run in order
+ * (serialize mode), WAL so the admin CLI can write while the sandbox runs. The store opens one
+ * for reads and writes, plus a read-only one for its commit watch.
  */
 import sqlite3 from 'sqlite3';
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FeedListResponseSchema } from '../../src/contract/feed-api.js';
+import { CommitWatch } from '../../src/sandbox/commit-watch.js';
 import { Db } from '../../src/sandbox/db.js';
 import { hashApiKey } from '../../src/sandbox/keys.js';
 import { ReadCache } from '../../src/sandbox/read-cache.js';
@@ -182,6 +183,47 @@ describe('WAL index header', () => {
     await rollback.exec('PRAGMA journal_mode = DELETE; CREATE TABLE t (x);');
     await rollback.close();
     expect(WalIndexHeader.open(join(dir, 'rollback.db'))).toBeUndefined();
+  });
+});
+
+describe('CommitWatch', () => {
+  async function watched(header?: { read(): Buffer | undefined }) {
+    const file = join(await dataDir(), DB_FILE);
+    const writer = await openStore(file);
+    await writer.createServer(GUILD, 'server', NOW);
+    let changes = 0;
+    const watch = await CommitWatch.open(file, { onChange: () => changes++, header, fastPathMaxAgeMs: 20 });
+    cleanups.push(() => watch.close());
+    return { writer, watch, changes: () => changes };
+  }
+
+  it('sees each commit of another connection on the next sync', async () => {
+    const { writer, watch, changes } = await watched();
+    expect(watch.usesWalIndex).toBe(true);
+    for (const plan of ['free', 'pro', 'server'] as const) {
+      const before = changes();
+      await watch.sync();
+      expect(changes()).toBe(before);
+      await writer.setPlan(GUILD, plan);
+      await watch.sync();
+      expect(changes(), plan).toBe(before + 1);
+    }
+    expect(watch.usesWalIndex).toBe(true);
+  });
+
+  it('stops using a WAL index header that does not move with commits', async () => {
+    const frozen = Buffer.alloc(96, 1);
+    const { writer, watch, changes } = await watched({ read: () => frozen });
+    expect(watch.usesWalIndex).toBe(true);
+    await writer.setPlan(GUILD, 'free');
+    // Past the fast path's age limit a reading happens, sees the commit and catches the header lying.
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    await watch.sync();
+    expect(changes()).toBe(1);
+    expect(watch.usesWalIndex).toBe(false);
+    await writer.setPlan(GUILD, 'pro');
+    await watch.sync();
+    expect(changes()).toBe(2);
   });
 });
 
