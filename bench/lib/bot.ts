@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { createBot, type BotApp } from '../../src/app.js';
+import { ConfigSchema } from '../../src/config.js';
 import type { StoredKey } from '../../src/keys/store.js';
 import type { Logger } from '../../src/logger.js';
 import { RestCapture } from './discord.js';
@@ -52,7 +53,8 @@ export async function startBenchBot(opts: BenchBotOptions): Promise<BenchBot> {
       KEY_ENCRYPTION_SECRET_PREVIOUS: undefined,
       DATABASE_URL: join(dir, 'keys.sqlite'),
       DISCORD_API_URL: opts.discordApiUrl,
-      FEED_API_TIMEOUT_MS: opts.timeoutMs ?? 5_000,
+      // The product's own default unless a scenario says otherwise.
+      FEED_API_TIMEOUT_MS: opts.timeoutMs ?? ConfigSchema.shape.FEED_API_TIMEOUT_MS.parse(undefined),
     },
     {
       logger: opts.logger,

@@ -6,12 +6,13 @@
  * owner a noisy dashboard). So each sent request reserves one unit until its response arrives;
  * a request that finds no unreserved unit is refused locally, at once, with the known reset time.
  *
- * Unknown state, first use of a key: exactly one request goes out to learn the budget and the
- * others wait for it to settle (at most one attempt's time-out), then are admitted against what
- * it learnt. One round trip of latency is cheaper than a burst that overshoots a nearly spent
- * window. Once a window we watched has passed, the next one starts full (the limit is per window),
- * so a small burst (a quarter of the budget we saw, at most 10) goes out at once instead of one
- * probe: with a slow API, commands arriving together must not wait for each other every minute. If the answer carries no usable headers (or
+ * Unknown state, first use of a key: a few requests (FIRST_USE_BURST) go out together to learn
+ * the budget, and any others wait for the first answer (at most one attempt's time-out), then are
+ * admitted against what it taught. A few, not one: members of a server often act together, and
+ * with a slow API a single probe doubles everyone's wait; not all: after a restart in the middle
+ * of a nearly spent window, the cost is bounded to those few upstream 429s. Once a window we
+ * watched has passed, the next one starts full (the limit is per window), so a larger burst (a
+ * quarter of the budget we saw, at most 10) goes out at once. If the answer carries no usable headers (or
  * never arrives: connection failure), the key is "blind" and requests pass ungated until some
  * response teaches a budget — a server without headers must not serialise every command.
  *
@@ -49,6 +50,8 @@ export interface RateGateOptions {
 const SAME_WINDOW_MS = 1000;
 /** Requests let through together into a new window of a key whose budget we have seen. */
 const MAX_NEW_WINDOW_BURST = 10;
+/** Requests let through together before anything is known of a key's budget. */
+export const FIRST_USE_BURST = 4;
 
 export class RateGate {
   private readonly states = new Map<string, KeyState>();
@@ -66,7 +69,7 @@ export class RateGate {
       const s = this.state(keyHash);
       this.expire(s);
       if (s.remaining === null || s.resetAtMs === null) {
-        const burst = Math.max(1, Math.min(MAX_NEW_WINDOW_BURST, Math.floor(s.limitSeen / 4)));
+        const burst = s.limitSeen > 0 ? Math.max(1, Math.min(MAX_NEW_WINDOW_BURST, Math.floor(s.limitSeen / 4))) : FIRST_USE_BURST;
         if (s.blind || s.inFlight < burst) return { ok: true, permit: this.reserve(s) };
         await new Promise<void>((resolve) => s.waiters.push(resolve));
         continue;
