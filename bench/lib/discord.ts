@@ -4,11 +4,11 @@
  * is captured through the `rest.makeRequest` option and answered at once. What a benchmark reads
  * is the moment the interaction callback (the acknowledgement) left discord.js.
  */
-import type { APIInteraction, APIMessage } from 'discord-api-types/v10';
+import type { APIInteraction } from 'discord-api-types/v10';
 import type { Client, ClientOptions } from 'discord.js';
 import { Response } from 'undici';
 
-import { APP_ID, CHANNEL_ID, snowflake } from '../../test/helpers/discord.js';
+import { fakeMessage } from '../../test/helpers/discord.js';
 
 // Raw payloads come from the tests' builders, so benchmarks and tests drive the same interactions.
 export { APP_ID, CHANNEL_ID, chatInput, autocomplete, snowflake } from '../../test/helpers/discord.js';
@@ -27,27 +27,6 @@ export interface WebhookRecord {
   raw: string | undefined;
 }
 
-function fakeMessage(raw: string | undefined): APIMessage {
-  const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-  return {
-    id: snowflake(),
-    channel_id: CHANNEL_ID,
-    author: { id: APP_ID, username: 'feedbot', discriminator: '0', avatar: null, global_name: null, bot: true },
-    content: (body.content as string | undefined) ?? '',
-    timestamp: new Date().toISOString(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: (body.embeds as APIMessage['embeds'] | undefined) ?? [],
-    components: [],
-    pinned: false,
-    type: 0,
-    flags: (body.flags as number | undefined) ?? 0,
-  } as APIMessage;
-}
 
 /**
  * Captures one client's REST traffic. Callbacks are matched to interactions by id; a waiter may
@@ -81,7 +60,10 @@ export class RestCapture {
       }
       this.webhooks.push({ at, method, path: decodeURIComponent(path), raw });
       if (method === 'DELETE') return new Response(null, { status: 204 });
-      if (path.startsWith('/webhooks/')) return Response.json(fakeMessage(raw));
+      if (path.startsWith('/webhooks/')) {
+        const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+        return Response.json(fakeMessage(body, (body.flags as number | undefined) ?? 0));
+      }
       return Response.json({});
     },
   };

@@ -1,14 +1,5 @@
-/** A seeded PRNG (mulberry32), so every run replays the same arrival schedule. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The sandbox's seeded PRNG (mulberry32), so every run replays the same arrival schedule.
+export { seededRandom as seeded } from '../../src/sandbox/clock.js';
 
 export function between(random: () => number, min: number, max: number): number {
   return min + random() * (max - min);

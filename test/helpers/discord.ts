@@ -49,7 +49,8 @@ export function snowflake(at = Date.now()): string {
   return (((BigInt(at) - 1420070400000n) << 22n) | sequence).toString();
 }
 
-function fakeMessage(body: Record<string, unknown> | undefined, flags = 0): APIMessage {
+/** The message Discord would return for a webhook call carrying `body`. */
+export function fakeMessage(body: Record<string, unknown> | undefined, flags = 0): APIMessage {
   return {
     id: snowflake(),
     channel_id: CHANNEL_ID,
