@@ -120,6 +120,10 @@ export async function modal(interaction: ModalSubmitInteraction, ctx: HandlerCon
     ctx.upstreamStatus = 401;
     throw new UserError('apikey.invalid');
   }
+  if (probe.planRequired && !SCOPES.some((s) => probe.scopes[s] === true)) {
+    ctx.upstreamStatus = 403;
+    throw new UserError('apikey.planRequired');
+  }
   ctx.upstreamStatus = 200;
   const servidor = probe.stats?.servidor;
   if (servidor && /^\d{17,20}$/.test(servidor) && servidor !== guildId) {

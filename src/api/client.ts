@@ -82,6 +82,8 @@ export interface KeyProbe {
   scopes: Record<Scope, ProbeAnswer>;
   /** Present when GET /stats answered with a valid body: compare `servidor` with the guild id. */
   stats?: Stats;
+  /** Present (true) when a 403 said the account is not on the plan the API requires. */
+  planRequired?: true;
 }
 
 const OptionsSchema = z.object({
@@ -265,6 +267,7 @@ export class FeedApiClient {
       scopes: { 'feeds:read': read.answer, 'feeds:write': write.answer, 'stats:read': stats.answer },
     };
     if (stats.value !== undefined) probe.stats = stats.value;
+    if (read.planRequired || stats.planRequired || write.planRequired) probe.planRequired = true;
     return probe;
   }
 
@@ -286,7 +289,7 @@ export class FeedApiClient {
   private async probeOne<T>(
     run: () => Promise<T>,
     method: 'GET' | 'POST',
-  ): Promise<{ answer: ProbeAnswer; unauthorized: boolean; value?: T }> {
+  ): Promise<{ answer: ProbeAnswer; unauthorized: boolean; value?: T; planRequired?: boolean }> {
     try {
       const value = await run();
       // A POST of `{}` that succeeds proves nothing we asked (and should not happen): "cannot tell".
@@ -294,7 +297,7 @@ export class FeedApiClient {
     } catch (err) {
       if (err instanceof RateLimitedError) throw err;
       if (err instanceof UnauthorizedError) return { answer: null, unauthorized: true };
-      if (err instanceof ForbiddenError) return { answer: false, unauthorized: false };
+      if (err instanceof ForbiddenError) return { answer: false, unauthorized: false, planRequired: err.planRequired };
       if (method === 'POST' && err instanceof BadRequestError) return { answer: true, unauthorized: false };
       // The route answered 2xx, only the body was off: the scope is there.
       if (method === 'GET' && err instanceof InvalidResponseError && err.status !== undefined) {

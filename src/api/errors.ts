@@ -79,6 +79,17 @@ export class ForbiddenError extends FeedApiHttpError {
     super('forbidden', `Forbidden (the key lacks scope ${scope})`, init);
     this.requiredScope = scope;
   }
+
+  /**
+   * A 403 can also mean the account is not on the plan the API requires (spec: "Access to the
+   * API requires the server plan"). The spec gives no error shape, so look for the word in
+   * whatever message or code the API sent rather than in one fixed field.
+   */
+  get planRequired(): boolean {
+    const inner = (this.body as { error?: { codigo?: unknown; code?: unknown } } | undefined)?.error;
+    const texts = [this.apiMessage, inner?.codigo, inner?.code];
+    return texts.some((s) => typeof s === 'string' && /\bplan/i.test(s));
+  }
 }
 
 export class NotFoundError extends FeedApiHttpError {

@@ -39,17 +39,6 @@ export function newReference(): string {
   return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
 }
 
-/**
- * A 403 can also mean the account is not on the plan the API requires (spec: "Access to the API
- * requires the server plan"). The spec gives no error shape, so look for the word in whatever
- * message or code the API sent rather than in one fixed field.
- */
-function mentionsPlan(error: ForbiddenError): boolean {
-  const code = (error.body as { error?: { codigo?: unknown; code?: unknown } } | undefined)?.error;
-  const texts = [error.apiMessage, typeof code?.codigo === 'string' ? code.codigo : undefined, typeof code?.code === 'string' ? code.code : undefined];
-  return texts.some((s) => s !== undefined && /\bplan/i.test(s));
-}
-
 export interface ExplainContext {
   t: Translator;
   /** The feed the command was about, so a 404 can name it. */
@@ -88,7 +77,7 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
   if (error instanceof UnauthorizedError) {
     return { message: t('error.unauthorized'), outcome: 'api_401', level: 'info', upstreamStatus: 401 };
   }
-  if (error instanceof ForbiddenError && mentionsPlan(error)) {
+  if (error instanceof ForbiddenError && error.planRequired) {
     return { message: t('error.planRequired'), outcome: 'api_403_plan', level: 'info', upstreamStatus: 403 };
   }
   if (error instanceof ForbiddenError) {

@@ -119,6 +119,8 @@ export const en = {
   'apikey.scope.unknown': '❔ `{scope}` (could not be checked)',
   'apikey.set.missingScopes': 'Commands needing a missing scope will explain it when used.',
   'apikey.invalid': 'The API refused this key (401). Check that you copied it whole and that it was not regenerated. Nothing was saved.',
+  'apikey.planRequired':
+    "This key is valid, but its account is not on the `server` plan, which the feed API requires. Nothing was saved: upgrade the plan in the dashboard, then set the key again.",
   'apikey.otherServer': 'This key belongs to another server ({servidor}), not this one. Nothing was saved.',
   'apikey.badFormat': 'That does not look like an API key (it must be 8–512 visible characters, no spaces). Nothing was saved.',
   'apikey.status.title': 'API key',

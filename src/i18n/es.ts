@@ -112,6 +112,8 @@ export const es: Record<MessageKey, string> = {
   'apikey.set.missingScopes': 'Los comandos que necesiten un permiso que falta lo explicarán al usarse.',
   'apikey.invalid':
     'La API rechazó esta clave (401). Comprueba que la copiaste entera y que no se regeneró. No se guardó nada.',
+  'apikey.planRequired':
+    'Esta clave es válida, pero su cuenta no tiene el plan `server` que exige la API de feeds. No se guardó nada: mejora el plan en el panel y vuelve a poner la clave.',
   'apikey.otherServer': 'Esta clave pertenece a otro servidor ({servidor}), no a este. No se guardó nada.',
   'apikey.badFormat':
     'Eso no parece una clave de la API (debe tener 8–512 caracteres visibles, sin espacios). No se guardó nada.',

@@ -91,6 +91,17 @@ describe('/apikey set', () => {
     expect(await h.keys.get(GUILD_ID)).toBeUndefined();
   });
 
+  it('refuses a valid key whose account is not on the API plan, saying so', async () => {
+    const plan = { error: { codigo: 'plan_required', mensaje: 'La API solo está disponible en el plan server' } };
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(403, plan, { headers: rl() });
+    h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(403, plan, { headers: rl() });
+    h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(403, plan, { headers: rl() });
+    await h.run(modalSubmit('apikey:set', { key: NEW_KEY }));
+    const text = (h.discord.edits().at(-1)!.body as Body['data']).embeds[0]!.description;
+    expect(text).toMatch(/^This key is valid, but its account is not on the `server` plan/);
+    expect(await h.keys.get(GUILD_ID)).toBeUndefined();
+  });
+
   it('refuses a malformed key before any request', async () => {
     await h.run(modalSubmit('apikey:set', { key: 'has spaces in it' }));
     expect(body(h).data.flags).toBe(MessageFlags.Ephemeral);
