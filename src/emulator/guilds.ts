@@ -223,11 +223,8 @@ export function memberPayload(
 }
 
 /** The `d` of a GUILD_CREATE dispatch for the bot's initial guild load. */
-export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Record<string, unknown> {
-  const members = [memberPayload(guild, botUser)];
-  for (const m of guild.members) {
-    members.push(memberPayload(guild, makeUser(m.userId, m.username ?? `user${m.userId.slice(-4)}`, { global_name: m.globalName ?? null }), m));
-  }
+/** The guild object itself, as `GET /guilds/{id}` returns it and GUILD_CREATE extends it. */
+export function guildPayload(guild: NormalizedGuild): Record<string, unknown> {
   return {
     id: guild.id,
     name: guild.name,
@@ -266,6 +263,16 @@ export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Re
     emojis: [],
     stickers: [],
     roles: guild.roles.map(rolePayload),
+  };
+}
+
+export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Record<string, unknown> {
+  const members = [memberPayload(guild, botUser)];
+  for (const m of guild.members) {
+    members.push(memberPayload(guild, makeUser(m.userId, m.username ?? `user${m.userId.slice(-4)}`, { global_name: m.globalName ?? null }), m));
+  }
+  return {
+    ...guildPayload(guild),
     joined_at: isoFromSnowflake(guild.id),
     large: false,
     unavailable: false,

@@ -21,7 +21,7 @@ import {
   type RestResult,
 } from './errors.js';
 import type { EmulatorEvents } from './events.js';
-import { channelPayload, memberPayload, makeUser, rolePayload, type NormalizedGuild } from './guilds.js';
+import { channelPayload, guildPayload, memberPayload, makeUser, rolePayload, type NormalizedGuild } from './guilds.js';
 import type { InteractionRegistry } from './interactions.js';
 import type { MessageStore, UploadedFile } from './messages.js';
 import { Router } from './http.js';
@@ -176,27 +176,7 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
   bot('GET', '/guilds/:guild', ({ params }) => {
     const guild = deps.guild(params.guild!);
     if (!guild) return unknownGuild();
-    return ok({
-      id: guild.id,
-      name: guild.name,
-      owner_id: guild.ownerId,
-      preferred_locale: guild.locale,
-      roles: guild.roles.map(rolePayload),
-      emojis: [],
-      stickers: [],
-      features: [],
-      icon: null,
-      splash: null,
-      banner: null,
-      description: null,
-      verification_level: 0,
-      default_message_notifications: 0,
-      explicit_content_filter: 0,
-      mfa_level: 0,
-      nsfw_level: 0,
-      premium_tier: 0,
-      system_channel_flags: 0,
-    });
+    return ok(guildPayload(guild));
   });
   bot('GET', '/guilds/:guild/channels', ({ params }) => {
     const guild = deps.guild(params.guild!);
