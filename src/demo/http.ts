@@ -1,6 +1,7 @@
 /** Small HTTP helpers for the playground server: bounded JSON bodies, JSON answers, errors. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { BodyError, readBody } from '../emulator/http.js';
 
 /** The playground only ever posts small forms. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -16,16 +17,16 @@ export class HttpError extends Error {
 }
 
 export async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'request body too large');
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return {};
+  let raw: Buffer;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    raw = await readBody(req, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyError) throw new HttpError(error.status, 'request body too large');
+    throw error;
+  }
+  if (raw.length === 0) return {};
+  try {
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     throw new HttpError(400, 'body is not valid JSON');
   }

@@ -13,12 +13,13 @@ export class BodyError extends Error {
   }
 }
 
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The whole request body, refusing (413) past `maxBytes` without buffering the rest. */
+export async function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new BodyError('Request entity too large', 413);
+    if (size > maxBytes) throw new BodyError('Request entity too large', 413);
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
