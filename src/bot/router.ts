@@ -50,64 +50,32 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         }
         return;
       }
-      let command: CommandModule | undefined;
-      let responder: Responder;
-      let handler: (() => Promise<void>) | undefined;
-      if (interaction.isChatInputCommand()) {
-        const sub = interaction.options.getSubcommand(false);
-        log.command = sub ? `${interaction.commandName} ${sub}` : interaction.commandName;
-        command = byName.get(interaction.commandName);
-        responder = new Responder(interaction, {
-          mode: 'reply',
-          ephemeral: command?.ephemeral(interaction) ?? true,
-          deferAfterMs: services.deferAfterMs ?? DEFAULT_DEFER_AFTER_MS,
-          now: services.now,
-        });
-        ctx = new HandlerContext(services, interaction, responder);
-        const c = ctx;
-        if (command) handler = () => command!.execute(interaction, c);
-      } else if (interaction.isButton()) {
-        log.command = `button ${interaction.customId.split(':').slice(0, 2).join(':')}`;
-        command = byName.get(customIdCommand(interaction.customId));
-        responder = new Responder(interaction, {
-          mode: command?.buttonMode?.(interaction) ?? 'update',
-          ephemeral: true,
-          deferAfterMs: services.deferAfterMs ?? DEFAULT_DEFER_AFTER_MS,
-          now: services.now,
-        });
-        ctx = new HandlerContext(services, interaction, responder);
-        const c = ctx;
-        if (command?.button) handler = () => command!.button!(interaction, c);
-      } else if (interaction.isModalSubmit()) {
-        log.command = `modal ${interaction.customId.split(':').slice(0, 2).join(':')}`;
-        command = byName.get(customIdCommand(interaction.customId));
-        responder = new Responder(interaction, {
-          mode: 'reply',
-          ephemeral: true,
-          deferAfterMs: services.deferAfterMs ?? DEFAULT_DEFER_AFTER_MS,
-          now: services.now,
-        });
-        ctx = new HandlerContext(services, interaction, responder);
-        const c = ctx;
-        if (command?.modal) handler = () => command!.modal!(interaction, c);
-      } else {
-        return; // Other interaction types are not ours.
-      }
+      const route = routeFor(interaction, byName);
+      if (!route) return; // Other interaction types are not ours.
+      log.command = route.label;
+      const responder = new Responder(route.interaction, {
+        mode: route.mode,
+        ephemeral: route.ephemeral,
+        deferAfterMs: services.deferAfterMs ?? DEFAULT_DEFER_AFTER_MS,
+        now: services.now,
+      });
+      const context = new HandlerContext(services, interaction, responder);
+      ctx = context;
 
       responder.arm();
       try {
-        if (!handler) {
+        if (!route.handler) {
           outcome = 'unknown_command';
-          await responder.fail({ embeds: [errorEmbed(ctx.t('error.unknownCommand'))] });
+          await responder.fail({ embeds: [errorEmbed(context.t('error.unknownCommand'))] });
           return;
         }
-        await handler();
+        await route.handler(context);
       } catch (error) {
-        const e = explain(error, { t: ctx.t, feedId: ctx.feedId });
+        const e = explain(error, { t: context.t, feedId: context.feedId });
         outcome = e.outcome;
         level = e.level;
         ref = e.ref;
-        if (e.upstreamStatus !== undefined) ctx.upstreamStatus = e.upstreamStatus;
+        if (e.upstreamStatus !== undefined) context.upstreamStatus = e.upstreamStatus;
         if (e.level === 'error') failure = error;
         await responder.fail({ embeds: [errorEmbed(e.message)] });
       } finally {
@@ -146,6 +114,48 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       return running.size;
     },
   };
+}
+
+interface Route {
+  interaction: RepliableInteraction;
+  /** For the log line: `feed list`, `button feed:delete`, `modal apikey:set`. */
+  label: string;
+  mode: 'reply' | 'update';
+  ephemeral: boolean;
+  /** Absent when no command claims the interaction. */
+  handler: ((ctx: HandlerContext) => Promise<void>) | undefined;
+}
+
+/** Which command handles an answerable interaction, and how its answer is sent. */
+function routeFor(interaction: Interaction, byName: Map<string, CommandModule>): Route | undefined {
+  if (interaction.isChatInputCommand()) {
+    const sub = interaction.options.getSubcommand(false);
+    const command = byName.get(interaction.commandName);
+    return {
+      interaction,
+      label: sub ? `${interaction.commandName} ${sub}` : interaction.commandName,
+      mode: 'reply',
+      ephemeral: command?.ephemeral(interaction) ?? true,
+      handler: command && ((ctx) => command.execute(interaction, ctx)),
+    };
+  }
+  if (interaction.isButton() || interaction.isModalSubmit()) {
+    const command = byName.get(customIdCommand(interaction.customId));
+    const label = `${interaction.isButton() ? 'button' : 'modal'} ${interaction.customId.split(':').slice(0, 2).join(':')}`;
+    if (interaction.isButton()) {
+      const button = command?.button;
+      return {
+        interaction,
+        label,
+        mode: command?.buttonMode?.(interaction) ?? 'update',
+        ephemeral: true,
+        handler: button && ((ctx) => button(interaction, ctx)),
+      };
+    }
+    const modal = command?.modal;
+    return { interaction, label, mode: 'reply', ephemeral: true, handler: modal && ((ctx) => modal(interaction, ctx)) };
+  }
+  return undefined;
 }
 
 async function runAutocomplete(
