@@ -5,6 +5,8 @@
  */
 import { Events, MessageFlags, type Client } from 'discord.js';
 import { request, type Dispatcher } from 'undici';
+import { createDiscordClient } from '../../src/bot/discord-client.js';
+import { RestCapture } from './discord.js';
 
 export interface NaiveOptions {
   baseUrl: string;
@@ -103,4 +105,20 @@ export function attachNaiveCommands(client: Client, opts: NaiveOptions): NaiveSt
     void p.finally(() => stats.running.delete(p));
   });
   return stats;
+}
+
+/**
+ * A naive bot ready to receive interactions: its own discord.js client with REST captured, the
+ * guilds' keys in memory, and the given naive handler attached.
+ */
+export function startNaiveBot(
+  attach: (client: Client, opts: NaiveOptions) => NaiveStats,
+  opts: { baseUrl: string; dispatcher: Dispatcher; guilds: { guildId: string; key: string }[] },
+): { client: Client; capture: RestCapture; stats: NaiveStats } {
+  const capture = new RestCapture();
+  const client = createDiscordClient({ rest: capture.rest });
+  client.rest.setToken('bench-token-not-real');
+  const keys = new Map(opts.guilds.map((g) => [g.guildId, g.key]));
+  const stats = attach(client, { baseUrl: opts.baseUrl, dispatcher: opts.dispatcher, keyFor: (g) => keys.get(g)! });
+  return { client, capture, stats };
 }

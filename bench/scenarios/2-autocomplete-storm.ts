@@ -6,11 +6,10 @@
  * same schedule side by side, each for its own guild and key. Measured: requests the API
  * received (counted by the sandbox), dispatch → answer time, answers without choices.
  */
-import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { startBenchBot } from '../lib/bot.js';
-import { autocomplete, dispatch, RestCapture, type CallbackRecord } from '../lib/discord.js';
+import { autocomplete, dispatch, type CallbackRecord } from '../lib/discord.js';
 import { benchLogger } from '../lib/logger.js';
-import { attachNaiveAutocomplete } from '../lib/naive.js';
+import { attachNaiveAutocomplete, startNaiveBot } from '../lib/naive.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { startBenchSandbox } from '../lib/sandbox.js';
 import { typingSchedule } from '../lib/schedule.js';
@@ -46,14 +45,11 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   await bot.setKey(botGuild.guildId, botGuild.key);
   await bot.setKey(botWarm.guildId, botWarm.key);
 
-  const naiveCapture = new RestCapture();
-  const naiveClient = createDiscordClient({ rest: naiveCapture.rest });
-  naiveClient.rest.setToken('bench-token-not-real');
-  const keys = new Map([
-    [naiveGuild.guildId, naiveGuild.key],
-    [naiveWarm.guildId, naiveWarm.key],
-  ]);
-  const naive = attachNaiveAutocomplete(naiveClient, { baseUrl: sandbox.url, dispatcher: sandbox.agent(), keyFor: (g) => keys.get(g)! });
+  const { client: naiveClient, capture: naiveCapture, stats: naive } = startNaiveBot(attachNaiveAutocomplete, {
+    baseUrl: sandbox.url,
+    dispatcher: sandbox.agent(),
+    guilds: [naiveGuild, naiveWarm],
+  });
 
   const sides = {
     bot: { client: bot.app.client, capture: bot.capture, guild: botGuild.guildId, warm: botWarm.guildId },

@@ -5,11 +5,10 @@
  * gets the same schedule side by side for its own guild and key. Measured: the 429s the API sent
  * (counted by the sandbox), and dispatch → answer for the users past the budget.
  */
-import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { startBenchBot } from '../lib/bot.js';
-import { chatInput, dispatch, RestCapture, type CallbackRecord } from '../lib/discord.js';
+import { chatInput, dispatch, type CallbackRecord } from '../lib/discord.js';
 import { benchLogger } from '../lib/logger.js';
-import { attachNaiveCommands } from '../lib/naive.js';
+import { attachNaiveCommands, startNaiveBot } from '../lib/naive.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { startBenchSandbox } from '../lib/sandbox.js';
 import { commandSchedule, type CommandArrival } from '../lib/schedule.js';
@@ -41,14 +40,11 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   await bot.setKey(botGuild.guildId, botGuild.key);
   await bot.setKey(botWarm.guildId, botWarm.key);
 
-  const naiveCapture = new RestCapture();
-  const naiveClient = createDiscordClient({ rest: naiveCapture.rest });
-  naiveClient.rest.setToken('bench-token-not-real');
-  const keys = new Map([
-    [naiveGuild.guildId, naiveGuild.key],
-    [naiveWarm.guildId, naiveWarm.key],
-  ]);
-  const naive = attachNaiveCommands(naiveClient, { baseUrl: sandbox.url, dispatcher: sandbox.agent(), keyFor: (g) => keys.get(g)! });
+  const { client: naiveClient, capture: naiveCapture, stats: naive } = startNaiveBot(attachNaiveCommands, {
+    baseUrl: sandbox.url,
+    dispatcher: sandbox.agent(),
+    guilds: [naiveGuild, naiveWarm],
+  });
 
   const sides = {
     bot: { client: bot.app.client, capture: bot.capture, guild: botGuild, warm: botWarm },
