@@ -4,7 +4,7 @@
  */
 import { PermissionFlagsBits, type Interaction } from 'discord.js';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
-import { FeedApiHttpError } from '../api/errors.js';
+import { FeedApiHttpError, RateLimitedError } from '../api/errors.js';
 import type { KeyStore } from '../keys/store.js';
 import { langFor, translator, type Lang, type Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -77,7 +77,8 @@ export class HandlerContext {
       this.upstreamStatus = successStatus;
       return result;
     } catch (error) {
-      if (error instanceof FeedApiHttpError && !('local' in error && error.local)) this.upstreamStatus = error.status;
+      // A local refusal by the rate gate never reached the API: no upstream status.
+      if (error instanceof FeedApiHttpError && !(error instanceof RateLimitedError && error.local)) this.upstreamStatus = error.status;
       throw error;
     }
   }
