@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.tmp/**', 'data/**', 'coverage/**', 'dist/**', 'demo/public/vendor/**', 'bench/results.json'] },
+  { ignores: ['node_modules/**', '.tmp/**', 'data/**', 'coverage/**', '**/dist/**', 'packages/playground/src/public/vendor/**', 'bench/results.json'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+// Workspace packages are imported by name and resolved to their TypeScript sources through the
+// `@feedbot/source` export condition (the same one tsx gets through --conditions).
+const conditions = ['@feedbot/source', 'import', 'module', 'node', 'default'];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['@feedbot/source'] } },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,

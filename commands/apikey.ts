@@ -18,7 +18,7 @@ import {
   type ChatInputCommandInteraction,
   type ModalSubmitInteraction,
 } from 'discord.js';
-import { SCOPES, type Scope } from '../src/contract/feed-api.js';
+import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
 import type { KeyProbe } from '../src/api/client.js';
 import type { HandlerContext } from '../src/bot/context.js';
 import { UserError } from '../src/bot/errors.js';

@@ -16,7 +16,7 @@ import {
   type ButtonInteraction,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT, POSTS_LIMIT_MAX, type ContentKind, type FeedListItem } from '../src/contract/feed-api.js';
+import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT, POSTS_LIMIT_MAX, type ContentKind, type FeedListItem } from '@feedbot/feed-api-contract';
 import type { BotServices, HandlerContext } from '../src/bot/context.js';
 import { UserError, InvalidOptionError } from '../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../src/bot/options.js';

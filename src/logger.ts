@@ -4,6 +4,7 @@
  * Redaction is the last line of defence: code must not log secrets in the first place, but if a
  * key, token or secret ends up in a logged object under one of these paths, pino replaces it.
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -45,10 +46,20 @@ export function createLogger(opts: CreateLoggerOptions): Logger {
   };
   if (opts.destination) return pino(options, opts.destination);
   const pretty = opts.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
-  if (pretty) {
+  if (pretty && hasPrettyPrinter()) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
   return pino(options);
+}
+
+/** pino-pretty is a development tool: a production install logs JSON even on a terminal. */
+function hasPrettyPrinter(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A logger that drops everything, for tests and tools that do not want output. */

@@ -38,6 +38,7 @@ function procStatus(pid: number): { rss: number; peakRss: number } {
 export function spawnMeasured(opts: { entry: string; env: Record<string, string>; cwd: string; readyWhen: (line: string) => boolean }): MeasuredChild {
   const args = [
     '--expose-gc',
+    '--conditions=@feedbot/source',
     '--import',
     tsxUrl('.'),
     '--import',

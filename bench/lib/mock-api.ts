@@ -10,7 +10,7 @@ import {
   type FeedListResponse,
   type PostsResponse,
   type Stats,
-} from '../../src/contract/feed-api.js';
+} from '@feedbot/feed-api-contract';
 
 export const MOCK_ORIGIN = 'https://feed-api.bench.invalid';
 export const MOCK_BASE = `${MOCK_ORIGIN}/v1`;

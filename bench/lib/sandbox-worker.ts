@@ -13,8 +13,8 @@ import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { createLogger } from '../../src/logger.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import type { Scope } from '../../src/contract/feed-api.js';
+import { startSandbox, type RunningSandbox } from '@feedbot/sandbox';
+import type { Scope } from '@feedbot/feed-api-contract';
 
 export interface WorkerInit {
   rateLimit?: { limit?: number; windowMs?: number };

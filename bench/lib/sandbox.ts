@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { Agent } from 'undici';
 import { tsxUrl } from './tsx.js';
-import type { Scope } from '../../src/contract/feed-api.js';
+import type { Scope } from '@feedbot/feed-api-contract';
 import type { WorkerInit } from './sandbox-worker.js';
 
 export interface ScratchGuild {

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { Events } from 'discord.js';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { commands } from '../../src/commands.js';
-import { generateGuilds, makeBotToken, startEmulator, type RecordedCall } from '../../src/emulator/index.js';
+import { generateGuilds, makeBotToken, startEmulator, type RecordedCall } from '@feedbot/discord-emulator';
 import { startBenchBot } from '../lib/bot.js';
 import { benchLogger } from '../lib/logger.js';
 import { attachNaiveCommands } from '../lib/naive.js';

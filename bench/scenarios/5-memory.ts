@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateGuilds, makeBotToken, startEmulator } from '../../src/emulator/index.js';
+import { generateGuilds, makeBotToken, startEmulator } from '@feedbot/discord-emulator';
 import { KeyStore } from '../../src/keys/store.js';
 import { BENCH_SECRET, storedKey } from '../lib/bot.js';
 import { REPO_ROOT, spawnMeasured, type ChildMemory } from '../lib/child.js';

@@ -32,7 +32,7 @@ interface LoadResult {
 function load(url: string, apiKey: string | undefined, connections: number, durationSec: number): Promise<LoadResult> {
   const options = JSON.stringify({ url, connections, durationSec, headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsxUrl('.'), join(REPO_ROOT, 'bench/lib/load.ts'), options], {
+    const child = spawn(process.execPath, ['--conditions=@feedbot/source', '--import', tsxUrl('.'), join(REPO_ROOT, 'bench/lib/load.ts'), options], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -24,7 +24,7 @@ import {
   type RouteName,
   type Scope,
   type Stats,
-} from '../contract/feed-api.js';
+} from '@feedbot/feed-api-contract';
 import { silentLogger, type Logger } from '../logger.js';
 import { extractApiMessage, scrubSecret } from './api-message.js';
 import {

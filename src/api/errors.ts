@@ -3,7 +3,7 @@
  * stable `code`) to pick the user-facing explanation; nothing here ever holds the API key: the
  * client scrubs it from server-provided text before it reaches `apiMessage` or `body`.
  */
-import { ROUTES, type RouteName, type Scope } from '../contract/feed-api.js';
+import { ROUTES, type RouteName, type Scope } from '@feedbot/feed-api-contract';
 
 export interface FeedApiErrorInit {
   route?: RouteName;

@@ -7,7 +7,7 @@
  * store its (now stale) answer. A fill is therefore registered when it starts and cancelled by
  * any invalidation of its guild or key that happens before it lands.
  */
-import type { FeedListResponse } from '../contract/feed-api.js';
+import type { FeedListResponse } from '@feedbot/feed-api-contract';
 
 interface Entry {
   keyHash: string;

@@ -19,7 +19,7 @@
  * Keys are identified by a hash (the caller's business); the gate never sees the key itself.
  * Memory is bounded: idle keys are evicted oldest-first beyond `maxKeys`.
  */
-import { RATE_LIMIT_WINDOW_MS } from '../contract/feed-api.js';
+import { RATE_LIMIT_WINDOW_MS } from '@feedbot/feed-api-contract';
 import { parseRemaining, parseReset, parseRetryAfter, type HeaderBag } from './rate-headers.js';
 
 interface KeyState {

@@ -3,7 +3,7 @@
  * A missing or malformed header is ignored, never fatal.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER } from '../contract/feed-api.js';
+import { RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER } from '@feedbot/feed-api-contract';
 
 /** A reset further ahead than this is clamped: a bogus header must not lock a key for hours. */
 export const MAX_RESET_AHEAD_MS = 10 * 60_000;

@@ -1,7 +1,7 @@
 /**
  * Parsing and validation of user-typed option values that Discord cannot validate for us.
  */
-import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind } from '../contract/feed-api.js';
+import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { InvalidOptionError } from './errors.js';
 import { truncate } from '../render/text.js';
 

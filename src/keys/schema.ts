@@ -3,7 +3,7 @@
  * is untrusted until it passes these: the file may be old, hand-edited or corrupted.
  */
 import { z } from 'zod';
-import { ScopeSchema } from '../contract/feed-api.js';
+import { ScopeSchema } from '@feedbot/feed-api-contract';
 
 // Digits only: a guild id becomes part of a SQLite key (`namespace:guildId`) and of the associated
 // data, so anything looser would let one id alias another.

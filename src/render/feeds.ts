@@ -3,7 +3,7 @@
  * exact payloads are easy to test and every limit is enforced in one place.
  */
 import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
-import type { CreateFeedResponse, FeedListItem, FeedListResponse, Post, Stats } from '../contract/feed-api.js';
+import type { CreateFeedResponse, FeedListItem, FeedListResponse, Post, Stats } from '@feedbot/feed-api-contract';
 import type { Translator, MessageKey } from '../i18n/index.js';
 import { Colors, Limits } from './style.js';
 import { embedLength, plain, safeHttpUrl, truncate, unixSeconds } from './text.js';

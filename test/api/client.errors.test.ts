@@ -15,7 +15,7 @@ import {
   UnauthorizedError,
   UnexpectedStatusError,
 } from '../../src/api/errors.js';
-import { ROUTES, type RouteName } from '../../src/contract/feed-api.js';
+import { ROUTES, type RouteName } from '@feedbot/feed-api-contract';
 import {
   AUTH,
   BASE_PATH,

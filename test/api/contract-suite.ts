@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FeedApiClient } from '../../src/api/client.js';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../../src/api/errors.js';
-import type { Scope } from '../../src/contract/feed-api.js';
+import type { Scope } from '@feedbot/feed-api-contract';
 
 export interface ContractBackend {
   /** Base URL with its path prefix. */

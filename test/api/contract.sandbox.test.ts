@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
 import { afterAll } from 'vitest';
-import { SCOPES } from '../../src/contract/feed-api.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { SCOPES } from '@feedbot/feed-api-contract';
+import { startSandbox, type RunningSandbox } from '@feedbot/sandbox';
 import { silentLogger } from '../../src/logger.js';
 import { describeFeedApiContract } from './contract-suite.js';
 

@@ -4,7 +4,7 @@
  * sandbox (HTTPS on 127.0.0.1) runs the same suite through another ContractBackend.
  */
 import { MockAgent } from 'undici';
-import type { Scope } from '../../src/contract/feed-api.js';
+import type { Scope } from '@feedbot/feed-api-contract';
 import type { ContractBackend } from './contract-suite.js';
 
 const ORIGIN = 'https://fake-feed-api.test';

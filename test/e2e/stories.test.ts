@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIMessage } from 'discord-api-types/v10';
-import { SCOPES } from '../../src/contract/feed-api.js';
-import { ADMIN_PERMISSIONS, ADMIN_USER_ID, DEMO_CHANNELS, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack } from '../../src/demo/stack.js';
-import { DEMO_GUILD_ID } from '../../src/sandbox/index.js';
-import { generateGuilds, type InteractionInput, type InteractionSnapshot } from '../../src/emulator/index.js';
+import { SCOPES } from '@feedbot/feed-api-contract';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, DEMO_CHANNELS, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack } from '@feedbot/playground';
+import { DEMO_GUILD_ID } from '@feedbot/sandbox';
+import { generateGuilds, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
 
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };

@@ -27,7 +27,7 @@ describe('durability', () => {
     const acked: string[] = [];
     // node --import tsx, not the tsx CLI: the CLI runs the script in a grandchild, which SIGKILL
     // on the CLI would leave running.
-    const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/keys/fixtures/writer.ts')], {
+    const proc = spawn(process.execPath, ['--conditions=@feedbot/source', '--import', 'tsx', path.join(ROOT, 'test/keys/fixtures/writer.ts')], {
       cwd: ROOT,
       env: cleanEnv({ DATABASE_URL: databaseUrl, KEY_ENCRYPTION_SECRET: secretText }),
       stdio: ['ignore', 'pipe', 'pipe'],

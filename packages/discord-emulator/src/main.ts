@@ -1,0 +1,141 @@
+/**
+ * Runs the Discord emulator on its own (`npm run emulator -- --help`).
+ *
+ * The bot token comes from the environment (DISCORD_TOKEN by default, `.env` is read), so the
+ * bot and the emulator agree on it without it ever being printed.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { createLogger } from './log.js';
+import { EmulatedGuildSchema, generateGuilds } from './guilds.js';
+import { startEmulator } from './index.js';
+import type { EmulatedGuild } from './types.js';
+
+const HELP = `Usage: npm run emulator -- [options]
+
+Options (environment variable in brackets):
+  --port <n>                   port, default 8787 [EMULATOR_PORT]
+  --host <addr>                loopback address, default 127.0.0.1 [EMULATOR_HOST]
+  --token-env <name>           variable holding the bot token, default DISCORD_TOKEN
+  --application-id <id>        default: from the token, else 111111111111111111 [DISCORD_APPLICATION_ID]
+  --guilds <n>                 generate n guilds, default 1 [EMULATOR_GUILDS]
+  --guilds-file <path>         JSON array of guilds instead ({id,name,ownerId,channels,roles,members})
+  --commands-file <path>       JSON array of commands to register globally at start
+  --shards <n>                 shard count GET /gateway/bot recommends
+  --max-guilds-per-shard <n>   4011 above this, default 2500; 0 = no limit
+  --ack-deadline-ms <n>        interaction acknowledgement deadline, default 3000
+  --heartbeat-interval-ms <n>  HELLO heartbeat_interval, default 41250
+  --log-level <level>          default info [LOG_LEVEL]
+  -h, --help
+`;
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const ArgsSchema = z.object({
+  port: int(0).max(65_535).default(8787),
+  host: z.enum(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'),
+  tokenEnv: z.string().regex(/^[A-Z_][A-Z0-9_]*$/).default('DISCORD_TOKEN'),
+  applicationId: z.string().regex(/^\d{15,21}$/).optional(),
+  guilds: int(0).max(100_000).default(1),
+  guildsFile: z.string().optional(),
+  commandsFile: z.string().optional(),
+  shards: int(1).optional(),
+  maxGuildsPerShard: int(0).default(2500),
+  ackDeadlineMs: int(1).default(3000),
+  heartbeatIntervalMs: int(10).default(41_250),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+function applicationIdFromToken(token: string): string | undefined {
+  const decoded = Buffer.from(token.split('.')[0] ?? '', 'base64').toString('utf8');
+  return /^\d{17,20}$/.test(decoded) ? decoded : undefined;
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+async function main(): Promise<void> {
+  if (existsSync('.env')) process.loadEnvFile('.env');
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'token-env': { type: 'string' },
+      'application-id': { type: 'string' },
+      guilds: { type: 'string' },
+      'guilds-file': { type: 'string' },
+      'commands-file': { type: 'string' },
+      shards: { type: 'string' },
+      'max-guilds-per-shard': { type: 'string' },
+      'ack-deadline-ms': { type: 'string' },
+      'heartbeat-interval-ms': { type: 'string' },
+      'log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const env = process.env;
+  const args = ArgsSchema.parse({
+    port: values.port ?? env.EMULATOR_PORT,
+    host: values.host ?? env.EMULATOR_HOST,
+    tokenEnv: values['token-env'],
+    applicationId: values['application-id'] ?? (env.DISCORD_APPLICATION_ID || undefined),
+    guilds: values.guilds ?? env.EMULATOR_GUILDS,
+    guildsFile: values['guilds-file'],
+    commandsFile: values['commands-file'],
+    shards: values.shards,
+    maxGuildsPerShard: values['max-guilds-per-shard'],
+    ackDeadlineMs: values['ack-deadline-ms'],
+    heartbeatIntervalMs: values['heartbeat-interval-ms'],
+    logLevel: values['log-level'] ?? (env.LOG_LEVEL || undefined),
+  });
+  const botToken = env[args.tokenEnv]?.trim();
+  if (!botToken) {
+    process.stderr.write(`${args.tokenEnv} is not set. Set it to any value (the bot must use the same one), e.g. in .env.\n`);
+    process.exitCode = 2;
+    return;
+  }
+  const applicationId = args.applicationId ?? applicationIdFromToken(botToken) ?? '111111111111111111';
+  const guilds: EmulatedGuild[] = args.guildsFile
+    ? z.array(EmulatedGuildSchema).parse(readJson(args.guildsFile))
+    : generateGuilds(args.guilds, { ownerId: '300000000000000001' });
+  const logger = createLogger('discord-emulator', args.logLevel);
+  const emulator = await startEmulator({
+    port: args.port,
+    host: args.host,
+    applicationId,
+    botToken,
+    guilds,
+    ...(args.shards ? { shards: args.shards } : {}),
+    maxGuildsPerShard: args.maxGuildsPerShard === 0 ? Number.POSITIVE_INFINITY : args.maxGuildsPerShard,
+    ackDeadlineMs: args.ackDeadlineMs,
+    heartbeatIntervalMs: args.heartbeatIntervalMs,
+    logger,
+  });
+  if (args.commandsFile) emulator.setCommands(z.array(z.unknown()).parse(readJson(args.commandsFile)));
+  process.stdout.write(
+    [
+      'Discord emulator listening (loopback only)',
+      `  DISCORD_API_URL=${emulator.apiUrl}`,
+      `  gateway  ${emulator.gatewayUrl}`,
+      `  control  ${emulator.controlUrl}   (events: ${emulator.controlUrl}/events)`,
+      `  application ${applicationId}, ${guilds.length} guild(s), ${emulator.recommendedShards()} recommended shard(s); token from ${args.tokenEnv}`,
+      '',
+    ].join('\n'),
+  );
+  const stop = () => {
+    void emulator.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

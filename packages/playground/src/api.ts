@@ -1,0 +1,203 @@
+/**
+ * The playground's JSON API: what the page may ask the Discord emulator to do, as one of the two
+ * demo users (an admin with Manage Server, a plain member) and in English or Spanish. The page
+ * never chooses raw permissions or user ids; it names an actor and a locale.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import {
+  InteractionInputError,
+  NoGatewaySessionError,
+  WaitTimeoutError,
+  type DiscordEmulator,
+  type InteractionHandle,
+  type MessageEvent,
+  type InteractionSnapshot,
+} from '@feedbot/discord-emulator';
+import { HttpError, parseWith, readJson, sendJson } from './http.js';
+
+export const LOCALES = ['en-US', 'es-ES'] as const;
+export const ACTOR_KEYS = ['admin', 'member'] as const;
+export type ActorKey = (typeof ACTOR_KEYS)[number];
+
+export interface PlaygroundActor {
+  userId: string;
+  username: string;
+  displayName: string;
+  /** Decimal permission bit set the actor has in every channel. */
+  permissions: string;
+  avatar: string;
+}
+
+/** Something the page shows once at the top, e.g. that the demo set the API key itself. */
+export interface PlaygroundNote {
+  kind: 'info' | 'warning';
+  text: { en: string; es: string };
+}
+
+export interface PlaygroundDeps {
+  emulator: DiscordEmulator;
+  guildId: string;
+  actors: Record<ActorKey, PlaygroundActor>;
+  botAvatar: string;
+  /** The sandbox's https origin; the page rewrites it to the /sandbox proxy. */
+  sandboxOrigin: string;
+  /** A key for the demo server, shown so a visitor can try `/apikey set` by hand (local sandbox only). */
+  demoKey: string;
+  notes: () => PlaygroundNote[];
+  botRunning: () => boolean;
+}
+
+const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
+const Who = { actor: z.enum(ACTOR_KEYS), locale: z.enum(LOCALES) };
+const Command = {
+  commandName: z.string().min(1).max(32),
+  subcommand: z.string().min(1).max(32).optional(),
+  subcommandGroup: z.string().min(1).max(32).optional(),
+  options: z.record(z.string().min(1).max(32), z.union([z.string().max(6000), z.number(), z.boolean()])).default({}),
+  channelId: Snowflake,
+};
+const CommandSchema = z.object({ ...Command, ...Who });
+const AutocompleteSchema = z.object({ ...Command, ...Who, focused: z.string().min(1).max(32) });
+const PressSchema = z.object({ messageId: Snowflake, customId: z.string().min(1).max(100), ...Who });
+const ModalSchema = z.object({ interactionId: Snowflake, values: z.record(z.string().min(1).max(100), z.string().max(4000)), ...Who });
+
+/** How long autocomplete waits for the bot; Discord gives it 3 s. */
+const AUTOCOMPLETE_WAIT_MS = 3500;
+
+export function createApi(deps: PlaygroundDeps) {
+  const { emulator } = deps;
+
+  const actor = (key: ActorKey, locale: string) => {
+    const a = deps.actors[key];
+    return { userId: a.userId, username: a.username, permissions: a.permissions, locale };
+  };
+
+  function state() {
+    const guild = emulator.guild(deps.guildId);
+    if (!guild) throw new HttpError(500, `the emulator has no guild ${deps.guildId}`);
+    const channels = guild.channels
+      .filter((c) => c.type === 0 || c.type === 5)
+      .sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+      .map((c) => ({ id: c.id, name: c.name, type: c.type, parentId: c.parentId ?? null }));
+    const categories = guild.channels.filter((c) => c.type === 4).map((c) => ({ id: c.id, name: c.name }));
+    return {
+      guild: { id: guild.id, name: guild.name },
+      channels,
+      categories,
+      roles: guild.roles.map((r) => ({ id: r.id, name: r.name, color: r.color ?? 0 })),
+      members: guild.members.map((m) => ({ id: m.userId, name: m.globalName ?? m.username ?? m.userId })),
+      actors: deps.actors,
+      bot: { id: emulator.botUser.id, username: emulator.botUser.username, avatar: deps.botAvatar, running: deps.botRunning() },
+      commands: [...emulator.commands(null), ...emulator.commands(deps.guildId)],
+      sandboxOrigin: new URL(deps.sandboxOrigin).origin,
+      demoKey: deps.demoKey,
+      notes: deps.notes(),
+    };
+  }
+
+  /** Runs an emulator call, turning what the Discord client would refuse into 4xx answers. */
+  function attempt(fn: () => InteractionHandle): InteractionHandle {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof InteractionInputError) throw new HttpError(422, error.message);
+      if (error instanceof NoGatewaySessionError) throw new HttpError(409, 'feedbot is offline: its process is not connected to the emulator');
+      throw error;
+    }
+  }
+
+  async function autocomplete(body: z.infer<typeof AutocompleteSchema>) {
+    const { actor: who, locale, ...input } = body;
+    const handle = attempt(() => emulator.sendInteraction({ type: 'autocomplete', ...input, guildId: deps.guildId, ...actor(who, locale) }));
+    try {
+      const snapshot = await handle.waitForAck(AUTOCOMPLETE_WAIT_MS);
+      return { choices: snapshot.choices ?? [] };
+    } catch (error) {
+      if (error instanceof WaitTimeoutError) return { choices: [], timedOut: true };
+      throw error;
+    }
+  }
+
+  async function route(req: IncomingMessage, path: string): Promise<{ status: number; body: unknown }> {
+    const method = req.method ?? 'GET';
+    if (method === 'GET' && path === '/api/state') return { status: 200, body: state() };
+    const one = /^\/api\/interactions\/(\d{15,21})$/.exec(path);
+    if (method === 'GET' && one) {
+      const handle = emulator.interaction(one[1]!);
+      if (!handle) throw new HttpError(404, 'unknown interaction');
+      return { status: 200, body: handle.snapshot() };
+    }
+    if (method !== 'POST') throw new HttpError(404, 'not found');
+    switch (path) {
+      case '/api/commands': {
+        const { actor: who, locale, ...input } = parseWith(CommandSchema, await readJson(req));
+        const handle = attempt(() => emulator.sendInteraction({ type: 'command', ...input, guildId: deps.guildId, ...actor(who, locale) }));
+        return { status: 201, body: handle.snapshot() };
+      }
+      case '/api/autocomplete':
+        return { status: 200, body: await autocomplete(parseWith(AutocompleteSchema, await readJson(req))) };
+      case '/api/press': {
+        const { actor: who, locale, ...input } = parseWith(PressSchema, await readJson(req));
+        const handle = attempt(() => emulator.pressButton({ ...input, ...actor(who, locale) }));
+        return { status: 201, body: handle.snapshot() };
+      }
+      case '/api/modal': {
+        const { actor: who, locale, ...input } = parseWith(ModalSchema, await readJson(req));
+        const handle = attempt(() => emulator.submitModal({ ...input, ...actor(who, locale) }));
+        return { status: 201, body: handle.snapshot() };
+      }
+    }
+    throw new HttpError(404, 'not found');
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    try {
+      const result = await route(req, path);
+      sendJson(res, result.status, result.body);
+    } catch (error) {
+      if (error instanceof HttpError) sendJson(res, error.status, { error: error.message, details: error.details });
+      else throw error;
+    }
+  }
+
+  return { handle, state };
+}
+
+export type EventsStream = { close(): void };
+
+/**
+ * `GET /api/events`: the emulator's interaction snapshots and message changes as server-sent
+ * events, so replies, deferrals and in-place updates reach the page as they happen.
+ */
+export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, botRunning: () => boolean): EventsStream {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+  const write = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  write('hello', { botRunning: botRunning() });
+  const onInteraction = (s: InteractionSnapshot) => write('interaction', s);
+  const onMessage = (m: MessageEvent) => write('message', m);
+  emulator.events.on('interaction', onInteraction);
+  emulator.events.on('message', onMessage);
+  const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
+  ping.unref();
+  // The page shows whether the bot process is up; it can only stop, so a cheap check suffices.
+  let running = botRunning();
+  const watch = setInterval(() => {
+    if (botRunning() === running) return;
+    running = !running;
+    write('bot', { botRunning: running });
+  }, 1000);
+  watch.unref();
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(ping);
+    clearInterval(watch);
+    emulator.events.off('interaction', onInteraction);
+    emulator.events.off('message', onMessage);
+    res.end();
+  };
+  res.on('close', close);
+  return { close };
+}

@@ -1,0 +1,215 @@
+/**
+ * The whole demo in one call: the sandbox (seeded, simulator on), the Discord emulator, the real
+ * bot (`npm start`) with its commands deployed, the demo server's API key set through the same
+ * `/apikey set` form an admin would use, and the web playground. `npm run demo` and the browser
+ * test both start it this way.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { APIMessage } from 'discord-api-types/v10';
+import { silentLogger, type Logger } from './log.js';
+import { DEMO_GUILD_ID } from '@feedbot/sandbox';
+import type { PlaygroundActor, PlaygroundNote } from './api.js';
+import { startPlayground, type RunningPlayground } from './playground.js';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, demoGuild } from './stack.js';
+
+export const DEFAULT_DEMO_DIR = 'data/demo';
+export const DEFAULT_DEMO_PORT = 8080;
+export const DEFAULT_SIMULATE_MS = 15_000;
+const SECRET_FILE = 'bot-key-secret';
+
+export interface DemoOptions {
+  dataDir?: string;
+  /** Playground port; 0 picks a free one. */
+  port?: number;
+  /** Take a free port when `port` is busy (the CLI does; tests use port 0). */
+  fallbackToFreePort?: boolean;
+  /** Delete the data directory first. */
+  fresh?: boolean;
+  /** How often the sandbox forwards a generated post; false for never. */
+  simulateMs?: number | false;
+  seed?: number;
+  logger?: Logger;
+  /** Receives every line the bot process prints (stdout and stderr). */
+  onBotOutput?: (line: string) => void;
+  /** Reports start-up steps as they happen. */
+  onStep?: (step: string) => void;
+}
+
+export interface AutoKeyResult {
+  ok: boolean;
+  /** The bot's answer, as its first embed's title or description. */
+  answer: string;
+}
+
+export interface RunningDemo {
+  url: string;
+  dataDir: string;
+  /** Whether the data directory already existed (state kept from an earlier run). */
+  resumed: boolean;
+  stack: Stack;
+  playground: RunningPlayground;
+  autoKey: AutoKeyResult;
+  close(): Promise<void>;
+}
+
+/**
+ * The bot's key store is encrypted with a secret; keeping it next to the data lets a later run
+ * read the keys it stored. Created once, readable by the owner only.
+ */
+function keySecret(dataDir: string): string {
+  const file = join(dataDir, SECRET_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('base64');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+function firstEmbedText(messages: APIMessage[]): string {
+  const embed = messages.flatMap((m) => m.embeds ?? [])[0];
+  return embed?.title ?? embed?.description ?? messages[0]?.content ?? '';
+}
+
+/** `/apikey set` as the admin, then the form submitted with the demo key: what a person would do. */
+async function setDemoKey(stack: Stack): Promise<AutoKeyResult> {
+  const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS, locale: 'en-US' };
+  const opened = await stack.emulator
+    .sendInteraction({ type: 'command', commandName: 'apikey', subcommand: 'set', guildId: DEMO_GUILD_ID, ...admin })
+    .waitForAck(10_000);
+  const input = findTextInput(opened.modal?.components);
+  if (opened.ack?.type !== 9 || !input) return { ok: false, answer: `the bot did not open the key form (ack ${opened.ack?.type ?? 'none'})` };
+  const done = await stack.emulator
+    .submitModal({ interactionId: opened.id, values: { [input]: stack.demoKey }, ...admin })
+    .waitForFinal({ timeoutMs: 15_000 });
+  const messages = [...(done.original ? [done.original] : []), ...done.followUps];
+  const colour = messages.flatMap((m) => m.embeds ?? [])[0]?.color;
+  // The bot answers a stored key with its success colour; anything else is an explanation.
+  return { ok: colour === 0x57f287, answer: firstEmbedText(messages) };
+}
+
+function findTextInput(components: unknown): string | undefined {
+  if (!Array.isArray(components)) return undefined;
+  for (const c of components as Record<string, unknown>[]) {
+    if (c.type === 4 && typeof c.custom_id === 'string') return c.custom_id;
+    const nested = findTextInput(c.components) ?? findTextInput(c.component ? [c.component] : undefined);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+function actors(): Record<'admin' | 'member', PlaygroundActor> {
+  const members = demoGuild().members ?? [];
+  const info = (userId: string, permissions: string, avatar: string): PlaygroundActor => {
+    const m = members.find((x) => x.userId === userId);
+    return { userId, username: m?.username ?? userId, displayName: m?.globalName ?? m?.username ?? userId, permissions, avatar };
+  };
+  return {
+    admin: info(ADMIN_USER_ID, ADMIN_PERMISSIONS, '/static/avatars/ana.svg'),
+    member: info(MEMBER_USER_ID, MEMBER_PERMISSIONS, '/static/avatars/max.svg'),
+  };
+}
+
+function pipeLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): void {
+  let buffer = '';
+  stream?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (line.trim()) onLine(line);
+    }
+  });
+}
+
+export async function startDemo(opts: DemoOptions = {}): Promise<RunningDemo> {
+  const dataDir = resolve(opts.dataDir ?? DEFAULT_DEMO_DIR);
+  const logger = opts.logger ?? silentLogger();
+  const step = opts.onStep ?? (() => undefined);
+  if (opts.fresh) rmSync(dataDir, { recursive: true, force: true });
+  const resumed = existsSync(join(dataDir, 'sandbox'));
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  step('starting the feed API sandbox and the Discord emulator');
+  const stack = await Stack.start({
+    dataDir,
+    logger,
+    seed: opts.seed ?? 1,
+    simulateMs: opts.simulateMs ?? DEFAULT_SIMULATE_MS,
+    keySecret: keySecret(dataDir),
+  });
+  let playground: RunningPlayground | undefined;
+  let closing = false;
+  try {
+    step('registering the slash commands (npm run deploy-commands)');
+    await stack.deployCommands();
+    step('starting the bot (npm start)');
+    const bot = await stack.startBot(60_000);
+    if (opts.onBotOutput) {
+      for (const line of bot.lines) opts.onBotOutput(JSON.stringify(line));
+      pipeLines(bot.child.stdout, opts.onBotOutput);
+      pipeLines(bot.child.stderr, opts.onBotOutput);
+    }
+    void bot.exited.then(({ code, signal }) => {
+      if (!closing) logger.error({ code, signal }, 'the bot process exited; commands will go unanswered until the demo is restarted');
+    });
+
+    step('setting the demo server API key through /apikey set');
+    const autoKey = await setDemoKey(stack);
+    if (!autoKey.ok) logger.warn({ answer: autoKey.answer }, 'the demo could not set the API key itself; run /apikey set in the playground');
+
+    const notes = (): PlaygroundNote[] => [
+      autoKey.ok
+        ? {
+            kind: 'info',
+            text: {
+              en: `The demo ran /apikey set as Ana (admin) and submitted the sandbox key; feedbot answered “${autoKey.answer}”. Every command works right away.`,
+              es: `La demo ejecutó /clave-api establecer como Ana (admin) con la clave del sandbox; feedbot respondió «${autoKey.answer}». Todos los comandos funcionan ya.`,
+            },
+          }
+        : {
+            kind: 'warning',
+            text: {
+              en: `The demo could not set the API key itself (${autoKey.answer}). Run /apikey set as the admin and paste the sandbox key below.`,
+              es: `La demo no pudo poner la clave de la API (${autoKey.answer}). Ejecuta /clave-api establecer como admin y pega la clave del sandbox de abajo.`,
+            },
+          },
+    ];
+
+    step('starting the web playground');
+    playground = await startPlayground({
+      emulator: stack.emulator,
+      guildId: DEMO_GUILD_ID,
+      actors: actors(),
+      botAvatar: '/static/avatars/feedbot.svg',
+      sandboxOrigin: stack.sandbox.url,
+      sandboxCaPem: stack.sandbox.caPem,
+      demoKey: stack.demoKey,
+      notes,
+      botRunning: () => stack.bot?.running ?? false,
+      port: opts.port ?? DEFAULT_DEMO_PORT,
+      fallbackToFreePort: opts.fallbackToFreePort ?? false,
+      logger,
+    });
+    const running = playground;
+    return {
+      url: running.url,
+      dataDir,
+      resumed,
+      stack,
+      playground: running,
+      autoKey,
+      async close() {
+        closing = true;
+        await running.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the playground failed'));
+        await stack.close();
+      },
+    };
+  } catch (error) {
+    closing = true;
+    await playground?.close().catch(() => undefined);
+    await stack.close().catch(() => undefined);
+    throw error;
+  }
+}

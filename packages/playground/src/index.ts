@@ -1,0 +1,7 @@
+/**
+ * @feedbot/playground: the stack harness (sandbox + Discord emulator + the real bot process) that
+ * `npm run demo` and the end-to-end tests share, and the demo itself.
+ */
+export * from './stack.js';
+export { startDemo, DEFAULT_DEMO_DIR, DEFAULT_DEMO_PORT, DEFAULT_SIMULATE_MS } from './demo.js';
+export type { DemoOptions, RunningDemo, AutoKeyResult } from './demo.js';

@@ -1,0 +1,264 @@
+/**
+ * The whole system on one machine: the feed API sandbox (HTTPS), the Discord emulator, and the
+ * real bot process started with `npm start` against both. Used by `npm run demo` and by the
+ * end-to-end tests, so both exercise exactly what a user runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SCOPES } from '@feedbot/feed-api-contract';
+import { DEMO_CHANNEL_IDS, DEMO_GUILD_ID, startSandbox, type RunningSandbox, type SandboxOptions } from '@feedbot/sandbox';
+import {
+  DEFAULT_EVERYONE_PERMISSIONS,
+  Permission,
+  makeBotToken,
+  startEmulator,
+  type DiscordEmulator,
+  type EmulatedGuild,
+} from '@feedbot/discord-emulator';
+import type { Logger } from './log.js';
+
+/**
+ * The bot's folder, where `npm start` runs: FEEDBOT_DIR, or the working directory (npm scripts of
+ * the repository run from its root).
+ */
+export const BOT_DIR = resolve(process.env.FEEDBOT_DIR ?? process.cwd());
+export const APPLICATION_ID = '1200000000000000001';
+export const ADMIN_USER_ID = '1400000000000000001';
+export const MEMBER_USER_ID = '1400000000000000002';
+export const ADMIN_ROLE_ID = '1500000000000000001';
+export const DEMO_CHANNELS = [
+  { id: DEMO_CHANNEL_IDS[0], name: 'news' },
+  { id: DEMO_CHANNEL_IDS[1], name: 'media' },
+  { id: DEMO_CHANNEL_IDS[2], name: 'food' },
+  { id: '1100000000000000104', name: 'announcements', type: 5 },
+] as const;
+
+/** Manage Server + the basics: what an admin acting in the demo has. */
+export const ADMIN_PERMISSIONS = (BigInt(DEFAULT_EVERYONE_PERMISSIONS) | Permission.ManageGuild).toString();
+export const MEMBER_PERMISSIONS = DEFAULT_EVERYONE_PERMISSIONS;
+
+export function demoGuild(): EmulatedGuild {
+  return {
+    id: DEMO_GUILD_ID,
+    name: 'feedbot demo',
+    ownerId: ADMIN_USER_ID,
+    channels: [
+      { id: '1100000000000000100', name: 'Feeds', type: 4, position: 0 },
+      ...DEMO_CHANNELS.map((c, i) => ({
+        id: c.id,
+        name: c.name,
+        type: 'type' in c ? c.type : 0,
+        parentId: '1100000000000000100',
+        position: i,
+      })),
+    ],
+    roles: [
+      { id: DEMO_GUILD_ID, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 },
+      { id: ADMIN_ROLE_ID, name: 'Admin', permissions: ADMIN_PERMISSIONS, position: 1 },
+    ],
+    members: [
+      { userId: ADMIN_USER_ID, username: 'ana_admin', globalName: 'Ana (admin)', roles: [ADMIN_ROLE_ID] },
+      { userId: MEMBER_USER_ID, username: 'max_member', globalName: 'Max (member)' },
+    ],
+  };
+}
+
+export interface StackOptions {
+  /** Root folder: the sandbox keeps its data in `<dataDir>/sandbox`, the bot its keys in `<dataDir>/feedbot.sqlite`. */
+  dataDir: string;
+  logger: Logger;
+  sandboxPort?: number;
+  emulatorPort?: number;
+  seed?: number;
+  /** Forward generated posts every this many ms; false for none. */
+  simulateMs?: number | false;
+  rateLimit?: SandboxOptions['rateLimit'];
+  /** Extra guilds for the emulator besides the demo guild. */
+  extraGuilds?: EmulatedGuild[];
+  /** Environment for the bot process on top of the stack's own. */
+  botEnv?: Record<string, string>;
+  /** Base64 secret for the bot's key store (one is made when absent). */
+  keySecret?: string;
+}
+
+export class Stack {
+  bot: BotProcess | undefined;
+
+  private constructor(
+    readonly sandbox: RunningSandbox,
+    readonly emulator: DiscordEmulator,
+    readonly demoKey: string,
+    readonly botToken: string,
+    readonly env: Record<string, string>,
+    private readonly logger: Logger,
+  ) {}
+
+  static async start(opts: StackOptions): Promise<Stack> {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const sandbox = await startSandbox({
+      dataDir: join(opts.dataDir, 'sandbox'),
+      port: opts.sandboxPort ?? 0,
+      seed: opts.seed ?? 1,
+      simulate: opts.simulateMs ? { intervalMs: opts.simulateMs } : false,
+      logger: opts.logger.child({ component: 'sandbox' }),
+      ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+    });
+    let emulator: DiscordEmulator | undefined;
+    try {
+      if (!(await sandbox.admin.getServer(DEMO_GUILD_ID))) await sandbox.admin.createServer(DEMO_GUILD_ID, 'server');
+      const demoKey = await sandbox.admin.generateKey(DEMO_GUILD_ID, [...SCOPES]);
+      const botToken = makeBotToken(APPLICATION_ID);
+      emulator = await startEmulator({
+        applicationId: APPLICATION_ID,
+        botToken,
+        guilds: [demoGuild(), ...(opts.extraGuilds ?? [])],
+        port: opts.emulatorPort ?? 0,
+        defaultUserId: ADMIN_USER_ID,
+        logger: opts.logger.child({ component: 'emulator' }),
+      });
+      const env: Record<string, string> = {
+        DISCORD_TOKEN: botToken,
+        DISCORD_API_URL: emulator.apiUrl,
+        FEED_API_URL: sandbox.url,
+        NODE_EXTRA_CA_CERTS: sandbox.caFile,
+        KEY_ENCRYPTION_SECRET: opts.keySecret ?? randomBytes(32).toString('base64'),
+        DATABASE_URL: `sqlite://${join(opts.dataDir, 'feedbot.sqlite')}`,
+        DEV_GUILD_ID: DEMO_GUILD_ID,
+        LOG_LEVEL: 'info',
+        LOG_PRETTY: 'false',
+        ...opts.botEnv,
+      };
+      return new Stack(sandbox, emulator, demoKey, botToken, env, opts.logger);
+    } catch (error) {
+      await emulator?.close();
+      await sandbox.close();
+      throw error;
+    }
+  }
+
+  /** `npm run deploy-commands` against the emulator (to the demo guild, or global); resolves with its output. */
+  async deployCommands(opts: { global?: boolean } = {}): Promise<string> {
+    const env = { ...this.env };
+    if (opts.global) delete env.DEV_GUILD_ID;
+    const child = spawnNpm(['run', '--silent', 'deploy-commands'], env);
+    const out: string[] = [];
+    child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
+    child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    if (code !== 0) throw new Error(`deploy-commands exited with ${code}: ${out.join('')}`);
+    return out.join('');
+  }
+
+  /** Starts the bot with `npm start` and resolves once it logged `ready`. */
+  async startBot(timeoutMs = 30_000): Promise<BotProcess> {
+    if (this.bot?.running) throw new Error('the bot is already running');
+    const bot = new BotProcess(spawnNpm(['start'], this.env), this.logger);
+    this.bot = bot;
+    await bot.waitForLog((l) => l.msg === 'ready', timeoutMs);
+    return bot;
+  }
+
+  async close(): Promise<void> {
+    await this.bot?.stop().catch(() => undefined);
+    await this.emulator.close();
+    await this.sandbox.close();
+  }
+}
+
+function spawnNpm(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
+    cwd: BOT_DIR,
+    env: { ...process.env, ...env, NODE_ENV: 'production', npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a signal reaches npm, tsx and the node process under them.
+    detached: process.platform !== 'win32',
+  });
+}
+
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/** The bot as a child process: its JSON log lines, and signals to its whole process group. */
+export class BotProcess {
+  readonly lines: LogLine[] = [];
+  readonly stderr: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  running = true;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly child: ChildProcess,
+    private readonly logger: Logger,
+  ) {
+    let buffer = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (!line.trim()) continue;
+        try {
+          this.lines.push(JSON.parse(line) as LogLine);
+        } catch {
+          this.lines.push({ msg: line, raw: true });
+        }
+        for (const l of this.listeners) l();
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
+    // 'close', not 'exit': npm may exit before the node process under it has finished; the
+    // output pipes close only when every process holding them is gone.
+    this.exited = new Promise((resolve) =>
+      child.on('close', (code, signal) => {
+        this.running = false;
+        for (const l of this.listeners) l();
+        resolve({ code, signal });
+      }),
+    );
+  }
+
+  /** Resolves with the first log line (past or future) that matches. */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = 10_000): Promise<LogLine> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = this.lines.find(predicate);
+        if (hit) return done(() => resolve(hit));
+        if (!this.running) return done(() => reject(new Error(`the bot exited before the expected log line; stderr: ${this.stderr.join('').slice(-2000)}`)));
+      };
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no matching log line within ${timeoutMs} ms; last lines: ${JSON.stringify(this.lines.slice(-5))}; stderr: ${this.stderr.join('').slice(-2000)}`))),
+        timeoutMs,
+      );
+      const done = (fn: () => void) => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        fn();
+      };
+      this.listeners.add(check);
+      check();
+    });
+  }
+
+  /** Sends a signal to the bot's whole process group. */
+  kill(signal: NodeJS.Signals): void {
+    if (!this.running || this.child.pid === undefined) return;
+    try {
+      process.kill(process.platform === 'win32' ? this.child.pid : -this.child.pid, signal);
+    } catch (error) {
+      this.logger.debug({ err: error }, 'signal not delivered (already gone)');
+    }
+  }
+
+  /** SIGTERM, then SIGKILL if it does not exit in time. */
+  async stop(timeoutMs = 15_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.kill('SIGTERM');
+    const timer = setTimeout(() => this.kill('SIGKILL'), timeoutMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
