@@ -1,9 +1,13 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { test } from 'vitest';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { generateSecret, parseSecret } from '../../src/keys/secret.js';
 import type { StoredKey } from '../../src/keys/schema.js';
+import { KeyDatabase } from '../../src/keys/sqlite.js';
+import { KeyStore } from '../../src/keys/store.js';
+import { silentLogger } from '../../src/logger.js';
 
 export const GUILD_A = '111111111111111111';
 export const GUILD_B = '222222222222222222';
@@ -53,3 +57,46 @@ export function capturingLogger(): { logger: Logger; lines: string[] } {
   const destination = { write: (line: string) => void lines.push(line) };
   return { logger: createLogger({ name: 'test', level: 'trace', destination }), lines };
 }
+
+type Closable = { close(): Promise<void> };
+
+/** A temporary folder for one test's key database; whatever the test opened is closed after it. */
+export class TempKeyDatabase {
+  /** Tests may point it elsewhere (a nested path, a directory) before opening. */
+  databaseUrl: string;
+  private readonly opened: Closable[] = [];
+
+  constructor(readonly dir: string) {
+    this.databaseUrl = `sqlite://${path.join(dir, 'feedbot.sqlite')}`;
+  }
+
+  track<T extends Closable>(handle: T): T {
+    this.opened.push(handle);
+    return handle;
+  }
+
+  openStore(opts: Partial<Parameters<typeof KeyStore.open>[0]> & { secret: Buffer }): Promise<KeyStore> {
+    return KeyStore.open({ databaseUrl: this.databaseUrl, ...opts }).then((store) => this.track(store));
+  }
+
+  /** A second connection to the same file, for reading and tampering with records behind the store. */
+  openRaw(): Promise<KeyDatabase> {
+    return KeyDatabase.open({ databaseUrl: this.databaseUrl, logger: silentLogger() }).then((db) => this.track(db));
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(this.opened.splice(0).map((handle) => handle.close()));
+  }
+}
+
+/** `keysTest('…', async ({ db }) => …)`: a test with its own temporary key database. */
+export const keysTest = test.extend<{ db: TempKeyDatabase }>({
+  // eslint-disable-next-line no-empty-pattern -- vitest reads the fixture's dependencies from this pattern
+  db: async ({}, use) => {
+    const { dir, cleanup } = await makeTempDir();
+    const db = new TempKeyDatabase(dir);
+    await use(db);
+    await db.closeAll();
+    await cleanup();
+  },
+});

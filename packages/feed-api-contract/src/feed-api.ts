@@ -5,7 +5,7 @@
  *  - the bot's API client, to validate every response (unknown fields are stripped, so extra
  *    fields are tolerated; missing or mistyped ones are reported);
  *  - the sandbox, to validate requests and shape its responses;
- *  - the OpenAPI 3.1 document (src/contract/openapi.ts → docs/openapi.json).
+ *  - the OpenAPI 3.1 document (src/openapi.ts → docs/openapi.json at the repository root).
  *
  * Where the spec is silent, the choices are written down in docs/api-decisions.md. The client
  * side is deliberately more tolerant than the sandbox in two places: `estado` is any string (the
