@@ -4,12 +4,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { DiscordEmulator, InteractionInput } from './emulator.js';
+import type { DiscordEmulator } from './emulator.js';
 import type { EmulatorEventMap } from './events.js';
-import { NoGatewaySessionError } from './gateway.js';
+import { NoGatewaySessionError } from './gateway/protocol.js';
 import { WaitTimeoutError, type InteractionHandle } from './handle.js';
 import { BodyError, corsHeaders, readBody, sendJson } from './http.js';
-import { InteractionInputError } from './payloads.js';
+import type { InteractionInput } from './options.js';
+import { InteractionInputError } from './payloads/options.js';
 
 const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
 const Permissions = z.string().regex(/^\d+$/, 'must be a decimal permission bit set');

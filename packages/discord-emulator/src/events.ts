@@ -36,3 +36,8 @@ export function createEventBus(): EmulatorEvents {
   bus.setMaxListeners(0);
   return bus;
 }
+
+/** Announces a created, updated or deleted message (a copy: listeners may keep it). */
+export function emitMessage(events: EmulatorEvents, action: MessageEvent['action'], message: APIMessage, interactionId: string | null): void {
+  events.emit('message', { action, message: structuredClone(message), interactionId });
+}

@@ -159,7 +159,7 @@ function isoFromSnowflake(id: string): string {
 }
 
 /** The channel object as it appears inside GUILD_CREATE and interaction payloads. */
-export function channelPayload(guild: NormalizedGuild, channel: EmulatedGuild['channels'][number]): Record<string, unknown> {
+export function channelPayload(guild: Pick<NormalizedGuild, 'id'>, channel: EmulatedGuild['channels'][number]): Record<string, unknown> {
   const base: Record<string, unknown> = {
     id: channel.id,
     type: channel.type,
@@ -202,7 +202,7 @@ export function rolePayload(role: EmulatedGuild['roles'][number]): Record<string
 }
 
 export function memberPayload(
-  guild: NormalizedGuild,
+  guild: Pick<NormalizedGuild, 'id'>,
   user: APIUser,
   member?: { nick?: string; roles?: string[] },
 ): Record<string, unknown> {
@@ -222,7 +222,6 @@ export function memberPayload(
   };
 }
 
-/** The `d` of a GUILD_CREATE dispatch for the bot's initial guild load. */
 /** The guild object itself, as `GET /guilds/{id}` returns it and GUILD_CREATE extends it. */
 export function guildPayload(guild: NormalizedGuild): Record<string, unknown> {
   return {
@@ -266,6 +265,7 @@ export function guildPayload(guild: NormalizedGuild): Record<string, unknown> {
   };
 }
 
+/** The `d` of a GUILD_CREATE dispatch for the bot's initial guild load. */
 export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Record<string, unknown> {
   const members = [memberPayload(guild, botUser)];
   for (const m of guild.members) {

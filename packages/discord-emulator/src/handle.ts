@@ -4,9 +4,10 @@
  */
 import type { APIInteraction, APIMessage } from 'discord-api-types/v10';
 import type { EmulatorEvents } from './events.js';
-import type { ModalValues } from './payloads.js';
+import type { ModalValues } from './payloads/modal.js';
 import type { InteractionSnapshot } from './types.js';
-import { MessageFlag } from './validation.js';
+import { MessageFlag } from './validation/fields.js';
+import { waitUntil } from './waiting.js';
 
 export interface ActorOverrides {
   userId?: string;
@@ -51,7 +52,7 @@ export function isSettled(s: InteractionSnapshot): boolean {
   return false;
 }
 
-function findComponent(components: unknown, customId: string): Record<string, unknown> | undefined {
+export function findComponent(components: unknown, customId: string): Record<string, unknown> | undefined {
   if (!Array.isArray(components)) return undefined;
   for (const c of components as Record<string, unknown>[]) {
     if (c.custom_id === customId) return c;
@@ -77,24 +78,10 @@ export class InteractionHandle {
 
   /** Resolves with the first snapshot that satisfies `predicate`. */
   waitFor(predicate: (s: InteractionSnapshot) => boolean, timeoutMs = 5000, what = 'condition'): Promise<InteractionSnapshot> {
-    const current = this.snapshot();
-    if (predicate(current)) return Promise.resolve(current);
-    return new Promise((resolve, reject) => {
-      const onChange = (s: InteractionSnapshot) => {
-        if (s.id !== this.id || !predicate(s)) return;
-        cleanup();
-        resolve(s);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        const snap = this.snapshot();
-        reject(new WaitTimeoutError(`interaction ${this.id}: ${what} not reached within ${timeoutMs} ms (state ${snap.state})`, snap));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        this.host.events.off('interaction', onChange);
-      };
-      this.host.events.on('interaction', onChange);
+    const check = (s: InteractionSnapshot = this.snapshot()) => (s.id === this.id && predicate(s) ? s : undefined);
+    return waitUntil(this.host.events, 'interaction', check, timeoutMs, () => {
+      const snap = this.snapshot();
+      return new WaitTimeoutError(`interaction ${this.id}: ${what} not reached within ${timeoutMs} ms (state ${snap.state})`, snap);
     });
   }
 
@@ -163,5 +150,3 @@ export class InteractionHandle {
     return found;
   }
 }
-
-export { findComponent };

@@ -5,29 +5,26 @@
  *   const emu = await startEmulator({ applicationId, botToken, guilds: generateGuilds(1) });
  *   new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emu.apiUrl } }).login(botToken);
  *
- * See ./README.md.
+ * Unit-test doubles without an emulator (payloads, a REST recorder) are in `./testing`.
+ * See ../README.md.
  */
-import { DiscordEmulator, type EmulatorOptions } from './emulator.js';
+import { DiscordEmulator } from './emulator.js';
+import type { EmulatorOptions } from './options.js';
 
-export { DiscordEmulator, type EmulatorOptions, type InteractionInput, type Actor } from './emulator.js';
+export { DiscordEmulator } from './emulator.js';
+export type { Actor, EmulatorOptions, InteractionInput } from './options.js';
 export { InteractionHandle, WaitTimeoutError, isSettled, type ActorOverrides } from './handle.js';
 export { generateGuilds, normalizeGuild, memberPermissions, ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, type GenerateGuildsOptions, type NormalizedGuild } from './guilds.js';
-export {
-  buildAutocompleteInteraction,
-  buildButtonInteraction,
-  buildChatInputInteraction,
-  buildCommandOptions,
-  buildModalSubmission,
-  buildModalSubmitInteraction,
-  buildSelectInteraction,
-  InteractionInputError,
-  type InteractionContext,
-  type ModalValues,
-  type OptionInput,
-} from './payloads.js';
+export * from './payloads/interactions.js';
+export type { InteractionContext, InteractionOrigin } from './payloads/origin.js';
+export { buildCommandOptions, InteractionInputError, type OptionInput } from './payloads/options.js';
+export { buildModalSubmission, type ModalValues } from './payloads/modal.js';
 export { shardForGuild, snowflake, fixedSnowflake, makeBotToken } from './snowflake.js';
-export { LIMITS, validateMessagePayload, validateModalData, validateAutocompleteData, validateCommandList } from './validation.js';
-export { CloseCode, NoGatewaySessionError, type ShardStatus } from './gateway.js';
+export { LIMITS } from './validation/fields.js';
+export { validateMessagePayload } from './validation/messages.js';
+export { validateModalData, validateAutocompleteData } from './validation/modals.js';
+export { validateCommandList } from './validation/commands.js';
+export { CloseCode, NoGatewaySessionError, type ShardStatus } from './gateway/protocol.js';
 export type { EmulatorEventMap, EmulatorEvents, GatewayEvent, MessageEvent } from './events.js';
 export type * from './types.js';
 

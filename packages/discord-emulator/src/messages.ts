@@ -4,7 +4,7 @@
  */
 import type { APIAttachment, APIMessage, APIUser } from 'discord-api-types/v10';
 import { snowflake } from './snowflake.js';
-import { MessageFlag, isObject } from './validation.js';
+import { MessageFlag, isObject } from './validation/fields.js';
 
 export interface UploadedFile {
   /** Form field name, e.g. `files[0]`. */
@@ -40,6 +40,35 @@ export interface CreateMessageInit {
 
 /** Message flags a bot may set or change after creation. */
 const EDITABLE_FLAGS = MessageFlag.SuppressEmbeds | MessageFlag.IsComponentsV2;
+
+/**
+ * The message object Discord returns for a create body (`data`): what the store keeps, and what
+ * the unit-test REST recorder answers webhook calls with.
+ */
+export function messageObject(init: Omit<CreateMessageInit, 'files' | 'interactionId'> & { attachments: APIAttachment[] }, now = Date.now()): APIMessage {
+  const data = init.data;
+  return {
+    id: snowflake(now),
+    channel_id: init.channelId,
+    author: init.author,
+    content: typeof data.content === 'string' ? data.content : '',
+    timestamp: new Date(now).toISOString(),
+    edited_timestamp: null,
+    tts: data.tts === true,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: init.attachments,
+    embeds: normalizeEmbeds(data.embeds),
+    pinned: false,
+    type: init.type,
+    flags: init.flags,
+    components: Array.isArray(data.components) ? data.components : [],
+    ...(init.applicationId ? { webhook_id: init.applicationId, application_id: init.applicationId } : {}),
+    ...(init.interactionMetadata ? { interaction_metadata: init.interactionMetadata } : {}),
+    ...(init.guildId ? { guild_id: init.guildId } : {}),
+  } as unknown as APIMessage;
+}
 
 function normalizeEmbeds(value: unknown): unknown[] {
   if (!Array.isArray(value)) return [];
@@ -84,29 +113,9 @@ export class MessageStore {
 
   create(init: CreateMessageInit): StoredMessage {
     const now = Date.now();
-    const id = snowflake(now);
-    const data = init.data;
-    const message = {
-      id,
-      channel_id: init.channelId,
-      author: init.author,
-      content: typeof data.content === 'string' ? data.content : '',
-      timestamp: new Date(now).toISOString(),
-      edited_timestamp: null,
-      tts: data.tts === true,
-      mention_everyone: false,
-      mentions: [],
-      mention_roles: [],
-      attachments: this.resolveAttachments([], data.attachments, init.files ?? []),
-      embeds: normalizeEmbeds(data.embeds),
-      pinned: false,
-      type: init.type,
-      flags: init.flags,
-      components: Array.isArray(data.components) ? data.components : [],
-      ...(init.applicationId ? { webhook_id: init.applicationId, application_id: init.applicationId } : {}),
-      ...(init.interactionMetadata ? { interaction_metadata: init.interactionMetadata } : {}),
-      ...(init.guildId ? { guild_id: init.guildId } : {}),
-    } as unknown as APIMessage;
+    const attachments = this.resolveAttachments([], init.data.attachments, init.files ?? []);
+    const message = messageObject({ ...init, attachments }, now);
+    const id = message.id;
     const stored: StoredMessage = {
       message,
       guildId: init.guildId,

@@ -20,12 +20,16 @@ import {
   FormErrors,
   type RestResult,
 } from './errors.js';
-import type { EmulatorEvents } from './events.js';
+import { emitMessage, type EmulatorEvents } from './events.js';
 import { channelPayload, guildPayload, memberPayload, makeUser, rolePayload, type NormalizedGuild } from './guilds.js';
-import type { InteractionRegistry } from './interactions.js';
+import { interactionCallback } from './interactions/callback.js';
+import type { ResponseContext } from './interactions/response-message.js';
+import { followUp, webhookMessage } from './interactions/webhooks.js';
 import type { MessageStore, UploadedFile } from './messages.js';
 import { Router } from './http.js';
-import { MessageFlag, validateCommand, validateCommandList, validateMessagePayload, isObject } from './validation.js';
+import { validateCommand, validateCommandList } from './validation/commands.js';
+import { MessageFlag, isObject } from './validation/fields.js';
+import { validateMessagePayload } from './validation/messages.js';
 
 export interface RestRequest {
   params: Record<string, string>;
@@ -50,7 +54,7 @@ export interface RestDeps {
   channel: (id: string) => { guild: NormalizedGuild; channel: NormalizedGuild['channels'][number] } | undefined;
   guildCount: () => number;
   commands: CommandStore;
-  interactions: InteractionRegistry;
+  responses: ResponseContext;
   messages: MessageStore;
   events: EmulatorEvents;
   gatewayUrl: () => string;
@@ -161,14 +165,14 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
 
   // -- interactions
   open('POST', '/interactions/:id/:token/callback', ({ params, query, body, files }) =>
-    deps.interactions.callback(params.id!, params.token!, body, query.get('with_response') === 'true', files),
+    interactionCallback(deps.responses, params.id!, params.token!, body, query.get('with_response') === 'true', files),
   );
   open('POST', '/webhooks/:app/:token', ({ params, query, body, files }) =>
-    deps.interactions.followUp(params.app!, params.token!, body, query.get('wait') === 'true', files),
+    followUp(deps.responses, params.app!, params.token!, body, query.get('wait') === 'true', files),
   );
   for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
     open(method, '/webhooks/:app/:token/messages/:message', ({ params, body, files }) =>
-      deps.interactions.webhookMessage(method, params.app!, params.token!, params.message!, body, files),
+      webhookMessage(deps.responses, method, params.app!, params.token!, params.message!, body, files),
     );
   }
 
@@ -210,7 +214,7 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
     const data = body as Record<string, unknown>;
     const flags = typeof data.flags === 'number' ? data.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications | MessageFlag.IsComponentsV2) : 0;
     const stored = deps.messages.create({ channelId: found.channel.id, guildId: found.guild.id, author: deps.botUser, type: 0, flags, data, files });
-    deps.events.emit('message', { action: 'create', message: structuredClone(stored.message), interactionId: null });
+    emitMessage(deps.events, 'create', stored.message, null);
     return ok(stored.message);
   });
   const channelMessage = (params: Record<string, string>) => {
@@ -230,14 +234,14 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
     const check = validateMessagePayload(body ?? {}, { requireContent: false, existingFlags: stored.message.flags ?? 0 });
     if (!check.errors.ok) return invalidFormBody(check.errors);
     const edited = deps.messages.edit(stored, isObject(body) ? body : {}, files);
-    deps.events.emit('message', { action: 'update', message: structuredClone(edited.message), interactionId: null });
+    emitMessage(deps.events, 'update', edited.message, null);
     return ok(edited.message);
   });
   bot('DELETE', '/channels/:channel/messages/:message', ({ params }) => {
     const stored = channelMessage(params);
     if (!stored) return unknownMessage();
     deps.messages.delete(stored);
-    deps.events.emit('message', { action: 'delete', message: structuredClone(stored.message), interactionId: null });
+    emitMessage(deps.events, 'delete', stored.message, null);
     return noContent();
   });
 

@@ -108,15 +108,10 @@ export interface InteractionError {
   message: string;
 }
 
-/** Everything known about one interaction, JSON-serialisable (the token is left out). */
-export interface InteractionSnapshot {
+/** What the emulator tracks of an interaction besides its payload and its messages. */
+export interface InteractionLifecycle {
   id: string;
   kind: InteractionKind;
-  type: number;
-  guildId: string | null;
-  channelId: string | null;
-  userId: string;
-  locale: string;
   shardId: number | null;
   commandName?: string;
   customId?: string;
@@ -129,15 +124,24 @@ export interface InteractionSnapshot {
   tokenExpiresAt: number;
   state: InteractionState;
   ack: { type: number; at: number; elapsedMs: number; withResponse: boolean } | null;
-  /** The `@original` message: the reply, or the component's message after an update. */
-  original: APIMessage | null;
   originalDeleted: boolean;
-  followUps: APIMessage[];
   modal: APIModalInteractionResponseCallbackData | null;
   choices: APIApplicationCommandOptionChoice[] | null;
   errors: InteractionError[];
   /** Bumped on every change; lets pollers detect updates cheaply. */
   version: number;
+}
+
+/** Everything known about one interaction, JSON-serialisable (the token is left out). */
+export interface InteractionSnapshot extends InteractionLifecycle {
+  type: number;
+  guildId: string | null;
+  channelId: string | null;
+  userId: string;
+  locale: string;
+  /** The `@original` message: the reply, or the component's message after an update. */
+  original: APIMessage | null;
+  followUps: APIMessage[];
 }
 
 export interface EmulatorInteraction {

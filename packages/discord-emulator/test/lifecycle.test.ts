@@ -1,25 +1,13 @@
 /** Discord's real clock: the default 3 s acknowledgement deadline and token expiry. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AttachmentBuilder, DiscordAPIError, Events, type Client } from 'discord.js';
-import type { DiscordEmulator } from '../src/index.js';
-import { APP_ID, loginClient, startTestEmulator } from './helpers.js';
-
-let emu: DiscordEmulator | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.destroy();
-  await emu?.close();
-  client = undefined;
-  emu = undefined;
-});
+import { describe, expect, vi } from 'vitest';
+import { AttachmentBuilder, DiscordAPIError, Events } from 'discord.js';
+import { emulatorTest } from './fixtures.js';
+import { APP_ID } from './helpers.js';
 
 describe('interaction lifecycle at Discord defaults', () => {
-  it('with the default 3 s deadline, a reply at 1.5 s succeeds and one at 3.3 s fails with 10062', async () => {
-    emu = await startTestEmulator();
+  emulatorTest('with the default 3 s deadline, a reply at 1.5 s succeeds and one at 3.3 s fails with 10062', async ({ emu, client }) => {
     expect(emu.ackDeadlineMs).toBe(3000);
     emu.setCommands([{ name: 'slow', description: 'Slow', options: [{ type: 4, name: 'ms', description: 'delay', required: true }] }]);
-    client = await loginClient(emu);
     const outcomes = new Map<number, string>();
     client.on(Events.InteractionCreate, async (i) => {
       if (!i.isChatInputCommand()) return;
@@ -41,10 +29,27 @@ describe('interaction lifecycle at Discord defaults', () => {
     expect(late.snapshot().state).toBe('expired');
   });
 
-  it('after the token lifetime, edits fail with 401 50027 Invalid Webhook Token', async () => {
-    emu = await startTestEmulator({ tokenLifetimeMs: 300 });
+  emulatorTest('stores files a bot attaches (multipart) and serves them', async ({ emu, client }) => {
+    emu.setCommands([{ name: 'export', description: 'Export' }]);
+    client.on(Events.InteractionCreate, async (i) => {
+      if (!i.isChatInputCommand()) return;
+      await i.reply({ content: 'here', files: [new AttachmentBuilder(Buffer.from('a,b\n1,2\n'), { name: 'feeds.csv' })] });
+    });
+    const s = await emu.sendInteraction({ type: 'command', commandName: 'export' }).waitForFinal();
+    const attachment = s.original?.attachments[0];
+    expect(attachment).toMatchObject({ filename: 'feeds.csv', size: 8 });
+    const res = await fetch(attachment!.url);
+    expect(await res.text()).toBe('a,b\n1,2\n');
+    expect(emu.calls[emu.calls.length - 1]?.files).toMatchObject([{ name: 'feeds.csv', size: 8 }]);
+    expect(emu.calls.every((c) => !JSON.stringify(c).includes(APP_ID + '.'))).toBe(true);
+  });
+});
+
+describe('interaction tokens', () => {
+  emulatorTest.override({ emulatorOptions: { tokenLifetimeMs: 300 } });
+
+  emulatorTest('after the token lifetime, edits fail with 401 50027 Invalid Webhook Token', async ({ emu, client }) => {
     emu.setCommands([{ name: 'ping', description: 'Ping' }]);
-    client = await loginClient(emu);
     const errors: unknown[] = [];
     client.on(Events.InteractionCreate, async (i) => {
       if (!i.isChatInputCommand()) return;
@@ -57,22 +62,5 @@ describe('interaction lifecycle at Discord defaults', () => {
     await vi.waitFor(() => expect(errors).toHaveLength(1));
     expect(errors[0]).toMatchObject({ status: 401, code: 50027 });
     expect(emu.violations.map((v) => v.kind)).toEqual(['invalid_webhook_token']);
-  });
-
-  it('stores files a bot attaches (multipart) and serves them', async () => {
-    emu = await startTestEmulator();
-    emu.setCommands([{ name: 'export', description: 'Export' }]);
-    client = await loginClient(emu);
-    client.on(Events.InteractionCreate, async (i) => {
-      if (!i.isChatInputCommand()) return;
-      await i.reply({ content: 'here', files: [new AttachmentBuilder(Buffer.from('a,b\n1,2\n'), { name: 'feeds.csv' })] });
-    });
-    const s = await emu.sendInteraction({ type: 'command', commandName: 'export' }).waitForFinal();
-    const attachment = s.original?.attachments[0];
-    expect(attachment).toMatchObject({ filename: 'feeds.csv', size: 8 });
-    const res = await fetch(attachment!.url);
-    expect(await res.text()).toBe('a,b\n1,2\n');
-    expect(emu.calls[emu.calls.length - 1]?.files).toMatchObject([{ name: 'feeds.csv', size: 8 }]);
-    expect(emu.calls.every((c) => !JSON.stringify(c).includes(APP_ID + '.'))).toBe(true);
   });
 });

@@ -1,22 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Client } from 'discord.js';
-import type { DiscordEmulator } from '../src/index.js';
-import { APP_ID, CHANNEL_ID, GUILD_ID, loginClient, startTestEmulator } from './helpers.js';
-
-let emu: DiscordEmulator | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.destroy();
-  await emu?.close();
-  client = undefined;
-  emu = undefined;
-});
+import { describe, expect } from 'vitest';
+import { emulatorTest } from './fixtures.js';
+import { APP_ID, CHANNEL_ID, GUILD_ID } from './helpers.js';
 
 describe('login', () => {
-  it('a discord.js client becomes ready with the configured guilds', async () => {
-    emu = await startTestEmulator();
-    client = await loginClient(emu);
+  emulatorTest('a discord.js client becomes ready with the configured guilds', async ({ emu, client }) => {
     expect(client.user?.id).toBe(APP_ID);
     expect(client.application?.id).toBe(APP_ID);
     const guild = client.guilds.cache.get(GUILD_ID);

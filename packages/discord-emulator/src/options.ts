@@ -1,0 +1,79 @@
+/** What an emulator is started with, and what a test asks it to send. */
+import { z } from 'zod';
+import type { APIInteraction } from 'discord-api-types/v10';
+import type { ActorOverrides } from './handle.js';
+import type { Logger } from './log.js';
+import type { ModalValues } from './payloads/modal.js';
+import type { CommandInput } from './payloads/options.js';
+import type { EmulatedGuild } from './types.js';
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Loopback only; default 127.0.0.1. */
+  host?: string;
+  applicationId: string;
+  /** The token the bot must present (`Authorization: Bot <token>`, IDENTIFY). Never logged. */
+  botToken: string;
+  botUsername?: string;
+  applicationName?: string;
+  guilds: EmulatedGuild[];
+  /** Shard count `GET /gateway/bot` recommends; default one per 1,000 guilds, at least 1. */
+  shards?: number;
+  /** `session_start_limit.max_concurrency`; default 16 so sharded test clients identify without waiting. */
+  maxConcurrency?: number;
+  /** IDENTIFY of a shard that would hold more guilds is closed with 4011; default 2,500 as on Discord; Infinity turns the check off. */
+  maxGuildsPerShard?: number;
+  /** Privileged intents enabled "in the developer portal"; others are refused with 4014. Default none. */
+  allowedPrivilegedIntents?: number;
+  heartbeatIntervalMs?: number;
+  /** Time the bot has to acknowledge an interaction; default 3,000 ms as on Discord. */
+  ackDeadlineMs?: number;
+  /** Lifetime of an interaction token; default 15 minutes as on Discord. */
+  tokenLifetimeMs?: number;
+  /** Oldest calls are dropped past this many; default 50,000. */
+  maxRecordedCalls?: number;
+  /** Default user who interacts when a request names none. */
+  defaultUserId?: string;
+  logger?: Logger;
+}
+
+const Snowflake = z.string().regex(/^\d{15,21}$/);
+
+export const OptionsSchema = z.object({
+  port: z.number().int().min(0).max(65_535).default(0),
+  host: z.string().default('127.0.0.1'),
+  applicationId: Snowflake,
+  botToken: z.string().min(1),
+  botUsername: z.string().min(2).max(32).default('feedbot'),
+  applicationName: z.string().min(1).default('feedbot'),
+  guilds: z.array(z.unknown()),
+  shards: z.number().int().min(1).optional(),
+  maxConcurrency: z.number().int().min(1).default(16),
+  maxGuildsPerShard: z
+    .custom<number>((v) => v === Number.POSITIVE_INFINITY || (typeof v === 'number' && Number.isInteger(v) && v >= 1), 'a positive integer or Infinity')
+    .default(2500),
+  allowedPrivilegedIntents: z.number().int().min(0).default(0),
+  heartbeatIntervalMs: z.number().int().min(10).default(41_250),
+  ackDeadlineMs: z.number().int().min(1).default(3000),
+  tokenLifetimeMs: z.number().int().min(1).default(15 * 60_000),
+  maxRecordedCalls: z.number().int().min(1).default(50_000),
+  defaultUserId: Snowflake.default('300000000000000001'),
+});
+
+export type ParsedOptions = z.infer<typeof OptionsSchema>;
+
+export const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export interface Actor extends ActorOverrides {
+  guildId?: string;
+  channelId?: string;
+}
+
+export type InteractionInput =
+  | ({ type: 'command'; commandName: string; ignoreDefaultMemberPermissions?: boolean } & Omit<CommandInput, 'focused'> & Actor)
+  | ({ type: 'autocomplete'; commandName: string; focused: string } & Omit<CommandInput, 'focused'> & Actor)
+  | ({ type: 'button'; messageId: string; customId: string } & ActorOverrides)
+  | ({ type: 'select'; messageId: string; customId: string; values: string[] } & ActorOverrides)
+  | ({ type: 'modal_submit'; interactionId: string; values: ModalValues } & ActorOverrides)
+  | { type: 'raw'; payload: APIInteraction };
