@@ -1,24 +1,22 @@
 /**
  * /stats — the server's forwarding statistics in one embed.
  */
-import { InteractionContextType, SlashCommandBuilder, type ChatInputCommandInteraction } from 'discord.js';
-import type { HandlerContext } from '../src/bot/context.js';
-import { en } from '../src/i18n/en.js';
-import { localizations } from '../src/i18n/index.js';
-import { statsEmbed } from '../src/render/feeds.js';
+import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import type { CommandModule } from '../src/bot/command.js';
+import { localize } from '../src/i18n/localize.js';
+import { statsEmbed } from '../src/render/stats.js';
 
-export const data = new SlashCommandBuilder()
-  .setName('stats')
-  .setNameLocalizations(localizations('cmd.stats.name'))
-  .setDescription(en['cmd.stats.description'])
-  .setDescriptionLocalizations(localizations('cmd.stats.description'))
-  .setContexts(InteractionContextType.Guild);
-
-export function ephemeral(): boolean {
-  return false;
-}
-
-export async function execute(_interaction: ChatInputCommandInteraction, ctx: HandlerContext): Promise<void> {
-  const stats = await ctx.call((api, auth) => api.getStats(auth));
-  await ctx.respond.send({ embeds: [statsEmbed(ctx.t, stats)] });
-}
+export const statsCommand: CommandModule = {
+  data: localize(new SlashCommandBuilder().setName('stats'), { name: 'cmd.stats.name', description: 'cmd.stats.description' }).setContexts(
+    InteractionContextType.Guild,
+  ),
+  command: {
+    guildOnly: true,
+    // Public: the numbers are the whole server's.
+    ephemeral: false,
+    async run(_interaction, ctx) {
+      const stats = await ctx.call((api, auth) => api.getStats(auth));
+      await ctx.respond.send({ embeds: [statsEmbed(ctx.t, stats)] });
+    },
+  },
+};

@@ -9,11 +9,10 @@ import { FeedApiClient } from './api/client.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import type { BotServices } from './bot/context.js';
 import { createRouter, type InteractionRouter } from './bot/router.js';
-import { commands } from './commands.js';
+import { createCommands } from './commands.js';
 import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
 import type { Logger } from './logger.js';
-import { clearConfirmationTimers } from '../commands/feed.js';
 
 export interface BotApp {
   client: Client;
@@ -61,6 +60,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
   };
+  const commands = createCommands();
   const router = createRouter(commands, services);
 
   let accepting = true;
@@ -84,7 +84,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         accepting = false;
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
         await Promise.race([router.drain(), timeout]);
-        clearConfirmationTimers(services);
+        for (const command of commands) command.dispose?.();
         await client.destroy();
         await keys.close();
       })();

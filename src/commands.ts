@@ -1,7 +1,13 @@
 /** Every slash command the bot has, for the router and the deploy script. */
-import * as apikey from '../commands/apikey.js';
-import * as feed from '../commands/feed.js';
-import * as stats from '../commands/stats.js';
+import { apikeyCommand } from '../commands/apikey.js';
+import { createFeedCommand } from '../commands/feed/index.js';
+import { statsCommand } from '../commands/stats.js';
 import type { CommandModule } from './bot/command.js';
 
-export const commands: readonly CommandModule[] = [feed, stats, apikey];
+/** A fresh set for one running bot: what a command holds (timers) is released by its dispose(). */
+export function createCommands(): CommandModule[] {
+  return [createFeedCommand(), statsCommand, apikeyCommand];
+}
+
+/** The definitions (`data`), for the deploy script and checks; a running bot uses createCommands(). */
+export const commands: readonly CommandModule[] = createCommands();

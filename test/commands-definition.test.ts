@@ -1,7 +1,8 @@
 /** The command definitions sent to Discord respect its documented rules. */
 import { describe, expect, it } from 'vitest';
-import { ApplicationCommandOptionType, PermissionFlagsBits, type APIApplicationCommandOption } from 'discord.js';
+import { ApplicationCommandOptionType, PermissionFlagsBits, type APIApplicationCommandOption, type APIApplicationCommandOptionChoice } from 'discord.js';
 import { commands } from '../src/commands.js';
+import { DEFAULT_LANG, DISCORD_LOCALES } from '../src/i18n/index.js';
 
 const NAME = /^[-_\p{L}\p{N}]{1,32}$/u;
 const bodies = commands.map((c) => c.data.toJSON());
@@ -60,6 +61,25 @@ describe('command definitions', () => {
     const canal = create.options.find((o) => o.name === 'canal')!;
     expect(canal.type).toBe(ApplicationCommandOptionType.Channel);
     expect(canal.channel_types).toEqual([0, 5]);
+  });
+
+  it('are exactly what was deployed (a change here must be deliberate: re-deploy, then `vitest -u`)', async () => {
+    await expect(JSON.stringify(bodies, null, 2)).toMatchFileSnapshot('./__snapshots__/commands.json');
+  });
+
+  it('localize every name, description and choice for every locale of every catalogue', () => {
+    const all = Object.values(DISCORD_LOCALES).flat().sort();
+    const others = Object.entries(DISCORD_LOCALES).flatMap(([lang, locales]) => (lang === DEFAULT_LANG ? [] : locales)).sort();
+    for (const b of bodies) {
+      expect(Object.keys(b.description_localizations ?? {}).sort()).toEqual(all);
+      walk(b.options, (o) => {
+        expect(Object.keys(o.name_localizations ?? {}).sort()).toEqual(all);
+        expect(Object.keys(o.description_localizations ?? {}).sort()).toEqual(all);
+        for (const c of (o as { choices?: APIApplicationCommandOptionChoice[] }).choices ?? []) {
+          expect(Object.keys(c.name_localizations ?? {}).sort()).toEqual(others);
+        }
+      });
+    }
   });
 
   it('posts limite is bounded 1–50', () => {

@@ -24,13 +24,26 @@ describe('catalogues', () => {
   });
 
   it('every key used in the code exists', () => {
-    const files = ['commands', 'src/bot', 'src/render'].flatMap((dir) => readdirSync(dir).map((f) => `${dir}/${f}`));
+    const files = ['commands', 'src/bot', 'src/render']
+      .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`))
+      .filter((f) => f.endsWith('.ts'));
     const used = new Set<string>();
     for (const f of files) {
       for (const m of readFileSync(f, 'utf8').matchAll(/\bt\('([a-z][\w.]+)'/g)) used.add(m[1]!);
     }
     expect(used.size).toBeGreaterThan(20);
     for (const key of used) expect(Object.keys(en)).toContain(key);
+  });
+});
+
+describe('command definitions', () => {
+  it('name no locale themselves: src/i18n/localize.ts sets every locale the catalogues serve', () => {
+    const files = readdirSync('commands', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const f of files) {
+      const source = readFileSync(`commands/${f}`, 'utf8');
+      expect({ f, locales: source.match(/['"](?:en|es)-[A-Z0-9]+['"]|\bLocale\.\w+|Localizations\(\{/g) }).toEqual({ f, locales: null });
+    }
   });
 });
 

@@ -59,17 +59,21 @@ export class FeedApiHttpError extends FeedApiError {
   }
 }
 
-export class BadRequestError extends FeedApiHttpError {
-  constructor(init: FeedApiHttpErrorInit) {
-    super('bad_request', 'Bad Request', init);
-  }
+/**
+ * A status class whose only difference from its siblings is its code and description. Each
+ * subclass is still a real, named class: `instanceof` and `error.name` work as for any other.
+ */
+function statusErrorClass(code: string, what: string) {
+  return class extends FeedApiHttpError {
+    constructor(init: FeedApiHttpErrorInit) {
+      super(code, what, init);
+    }
+  };
 }
 
-export class UnauthorizedError extends FeedApiHttpError {
-  constructor(init: FeedApiHttpErrorInit) {
-    super('unauthorized', 'Unauthorized (API key invalid, revoked or missing)', init);
-  }
-}
+export class BadRequestError extends statusErrorClass('bad_request', 'Bad Request') {}
+
+export class UnauthorizedError extends statusErrorClass('unauthorized', 'Unauthorized (API key invalid, revoked or missing)') {}
 
 export class ForbiddenError extends FeedApiHttpError {
   readonly requiredScope: Scope;
@@ -93,37 +97,42 @@ export class ForbiddenError extends FeedApiHttpError {
 }
 
 export class NotFoundError extends FeedApiHttpError {
-  constructor(init: FeedApiHttpErrorInit) {
+  /** The feed the request was about (DELETE /feeds/{id}, GET /feeds/{id}/posts), so a reply can name it. */
+  readonly feedId?: number;
+
+  constructor(init: FeedApiHttpErrorInit & { feedId?: number }) {
     super('not_found', 'Not Found', init);
+    this.feedId = init.feedId;
   }
 }
 
+/** The API answered 429. A refusal by the client's own gate is a RateGateRefusalError instead. */
 export class RateLimitedError extends FeedApiHttpError {
   readonly resetAt: Date;
-  /** true: refused by the client's own gate, no request was sent. */
-  readonly local: boolean;
 
-  constructor(init: Omit<FeedApiHttpErrorInit, 'status'> & { resetAt: Date; local: boolean }) {
-    const what = init.local
-      ? `Too Many Requests (refused locally: the key's budget is spent until ${init.resetAt.toISOString()})`
-      : `Too Many Requests (until ${init.resetAt.toISOString()})`;
-    super('rate_limited', what, { ...init, status: 429 });
+  constructor(init: Omit<FeedApiHttpErrorInit, 'status'> & { resetAt: Date }) {
+    super('rate_limited', `Too Many Requests (until ${init.resetAt.toISOString()})`, { ...init, status: 429 });
     this.resetAt = init.resetAt;
-    this.local = init.local;
   }
 }
 
-export class ServerError extends FeedApiHttpError {
-  constructor(init: FeedApiHttpErrorInit) {
-    super('server_error', 'Server Error', init);
+/**
+ * The client's own rate gate refused the call: the key's known budget is spent, so nothing was
+ * sent and the API gave no status. Users hear the same as for a 429; the log line does not.
+ */
+export class RateGateRefusalError extends FeedApiError {
+  readonly resetAt: Date;
+
+  constructor(init: Omit<FeedApiErrorInit, 'attempts'> & { resetAt: Date }) {
+    const what = `refused locally: the key's budget is spent until ${init.resetAt.toISOString()}`;
+    super('rate_limited_local', `${routeLabel(init.route)} → ${what}`, { ...init, attempts: 0 });
+    this.resetAt = init.resetAt;
   }
 }
 
-export class UnexpectedStatusError extends FeedApiHttpError {
-  constructor(init: FeedApiHttpErrorInit) {
-    super('unexpected_status', 'Unexpected Status', init);
-  }
-}
+export class ServerError extends statusErrorClass('server_error', 'Server Error') {}
+
+export class UnexpectedStatusError extends statusErrorClass('unexpected_status', 'Unexpected Status') {}
 
 export class TimeoutError extends FeedApiError {
   readonly timeoutMs: number;
@@ -176,7 +185,7 @@ export class InvalidRequestError extends FeedApiError {
 }
 
 /** Maps a non-2xx status (other than 429, which needs a reset time) to its class. */
-export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName }): FeedApiHttpError {
+export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName; feedId?: number }): FeedApiHttpError {
   const s = init.status;
   if (s === 400) return new BadRequestError(init);
   if (s === 401) return new UnauthorizedError(init);

@@ -4,7 +4,6 @@
  */
 import { PermissionFlagsBits, type Interaction } from 'discord.js';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
-import { FeedApiHttpError, RateLimitedError } from '../api/errors.js';
 import type { KeyStore } from '../keys/store.js';
 import { langFor, translator, type Lang, type Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -25,10 +24,6 @@ export interface BotServices {
 export class HandlerContext {
   readonly lang: Lang;
   readonly t: Translator;
-  /** Set by handlers so a 404 can name the feed. */
-  feedId: number | undefined;
-  /** The last status the feed API answered, for the interaction's log line. */
-  upstreamStatus: number | undefined;
 
   constructor(
     readonly services: BotServices,
@@ -69,17 +64,8 @@ export class HandlerContext {
     return { apiKey: stored.apiKey, guildId };
   }
 
-  /** Runs one API operation with the guild's credentials, remembering the upstream status. */
-  async call<T>(op: (api: FeedApiClient, auth: ApiAuth) => Promise<T>, successStatus = 200): Promise<T> {
-    const auth = await this.auth();
-    try {
-      const result = await op(this.services.api, auth);
-      this.upstreamStatus = successStatus;
-      return result;
-    } catch (error) {
-      // A local refusal by the rate gate never reached the API: no upstream status.
-      if (error instanceof FeedApiHttpError && !(error instanceof RateLimitedError && error.local)) this.upstreamStatus = error.status;
-      throw error;
-    }
+  /** Runs one API operation with the guild's credentials. */
+  async call<T>(op: (api: FeedApiClient, auth: ApiAuth) => Promise<T>): Promise<T> {
+    return op(this.services.api, await this.auth());
   }
 }

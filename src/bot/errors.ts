@@ -26,6 +26,13 @@ export class NoApiKeyError extends UserError {
   }
 }
 
+/** A button or modal whose custom_id no longer (or never) decodes: stale, or tampered with. */
+export class ExpiredComponentError extends UserError {
+  constructor() {
+    super('error.expiredComponent');
+  }
+}
+
 export type GuardedAction = 'createFeed' | 'deleteFeed' | 'manageKey';
 
 export class MissingPermissionError extends UserError {

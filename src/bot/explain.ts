@@ -5,19 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { TimestampStyles, time } from 'discord.js';
-import {
-  BadRequestError,
-  ConnectionError,
-  FeedApiError,
-  FeedApiHttpError,
-  ForbiddenError,
-  InvalidResponseError,
-  NotFoundError,
-  RateLimitedError,
-  ServerError,
-  TimeoutError,
-  UnauthorizedError,
-} from '../api/errors.js';
+import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
 import { MissingPermissionError, UserError } from './errors.js';
@@ -28,7 +16,6 @@ export interface Explanation {
   /** Short outcome for the log line, e.g. `user_error`, `api_401`, `rate_limited_local`, `error`. */
   outcome: string;
   level: 'info' | 'warn' | 'error';
-  upstreamStatus?: number;
   /** Present when the operator needs to find this failure in the logs. */
   ref?: string;
 }
@@ -41,8 +28,6 @@ export function newReference(): string {
 
 export interface ExplainContext {
   t: Translator;
-  /** The feed the command was about, so a 404 can name it. */
-  feedId?: number | undefined;
 }
 
 export function explain(error: unknown, ctx: ExplainContext): Explanation {
@@ -53,58 +38,56 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
   if (error instanceof UserError) {
     return { message: t(error.key, error.vars), outcome: 'user_error', level: 'info' };
   }
-  if (error instanceof RateLimitedError) {
+  // The API's 429 and the local gate's refusal read the same to users: wait until the reset.
+  if (error instanceof api.RateLimitedError || error instanceof api.RateGateRefusalError) {
     const reset = error.resetAt;
     return {
       message: t('error.rateLimited', {
         relative: time(reset, TimestampStyles.RelativeTime),
         time: time(reset, TimestampStyles.LongTime),
       }),
-      outcome: error.local ? 'rate_limited_local' : 'api_429',
+      outcome: error instanceof api.RateGateRefusalError ? 'rate_limited_local' : 'api_429',
       level: 'info',
-      ...(error.local ? {} : { upstreamStatus: 429 }),
     };
   }
-  if (error instanceof BadRequestError) {
+  if (error instanceof api.BadRequestError) {
     const detail = error.apiMessage ? truncate(error.apiMessage, 300) : undefined;
     return {
       message: detail ? t('error.badRequest.detail', { message: detail }) : t('error.badRequest'),
       outcome: 'api_400',
       level: 'warn',
-      upstreamStatus: 400,
     };
   }
-  if (error instanceof UnauthorizedError) {
-    return { message: t('error.unauthorized'), outcome: 'api_401', level: 'info', upstreamStatus: 401 };
+  if (error instanceof api.UnauthorizedError) {
+    return { message: t('error.unauthorized'), outcome: 'api_401', level: 'info' };
   }
-  if (error instanceof ForbiddenError && error.planRequired) {
-    return { message: t('error.planRequired'), outcome: 'api_403_plan', level: 'info', upstreamStatus: 403 };
+  if (error instanceof api.ForbiddenError && error.planRequired) {
+    return { message: t('error.planRequired'), outcome: 'api_403_plan', level: 'info' };
   }
-  if (error instanceof ForbiddenError) {
-    return { message: t('error.forbidden', { scope: error.requiredScope }), outcome: 'api_403', level: 'info', upstreamStatus: 403 };
+  if (error instanceof api.ForbiddenError) {
+    return { message: t('error.forbidden', { scope: error.requiredScope }), outcome: 'api_403', level: 'info' };
   }
-  if (error instanceof NotFoundError) {
+  if (error instanceof api.NotFoundError) {
+    const feedId = error.feedId;
     return {
-      message: ctx.feedId !== undefined ? t('error.notFound', { id: ctx.feedId }) : t('error.notFound.generic'),
+      message: feedId !== undefined ? t('error.notFound', { id: feedId }) : t('error.notFound.generic'),
       outcome: 'api_404',
       level: 'info',
-      upstreamStatus: 404,
     };
   }
-  if (error instanceof ServerError) {
-    return { message: t('error.server', { status: error.status }), outcome: `api_${error.status}`, level: 'warn', upstreamStatus: error.status };
+  if (error instanceof api.ServerError) {
+    return { message: t('error.server', { status: error.status }), outcome: `api_${error.status}`, level: 'warn' };
   }
-  if (error instanceof FeedApiHttpError) {
+  if (error instanceof api.FeedApiHttpError) {
     return {
       message: t('error.unexpectedStatus', { status: error.status }),
       outcome: `api_${error.status}`,
       level: 'warn',
-      upstreamStatus: error.status,
     };
   }
-  if (error instanceof TimeoutError) return { message: t('error.timeout'), outcome: 'api_timeout', level: 'warn' };
-  if (error instanceof ConnectionError) return { message: t('error.connection'), outcome: 'api_unreachable', level: 'warn' };
-  if (error instanceof InvalidResponseError) {
+  if (error instanceof api.TimeoutError) return { message: t('error.timeout'), outcome: 'api_timeout', level: 'warn' };
+  if (error instanceof api.ConnectionError) return { message: t('error.connection'), outcome: 'api_unreachable', level: 'warn' };
+  if (error instanceof api.InvalidResponseError) {
     const ref = newReference();
     return { message: t('error.invalidResponse', { ref }), outcome: 'api_invalid_response', level: 'error', ref };
   }
@@ -112,7 +95,7 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     const ref = newReference();
     return { message: t('error.keyUnreadable', { ref }), outcome: 'key_unreadable', level: 'error', ref };
   }
-  if (error instanceof FeedApiError) {
+  if (error instanceof api.FeedApiError) {
     const ref = newReference();
     return { message: t('error.unknown', { ref }), outcome: 'api_error', level: 'error', ref };
   }

@@ -45,3 +45,8 @@ export function parseKinds(value: string): ContentKind[] {
   }
   return kinds;
 }
+
+/** One content kind, or undefined for no filter (Discord only offers the known ones). */
+export function knownKind(value: string | null): ContentKind | undefined {
+  return CONTENT_KINDS.find((k) => k === value);
+}

@@ -5,11 +5,12 @@
  */
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import type { CommandModule } from './command.js';
-import { customIdCommand } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
 import { explain, type Explanation } from './explain.js';
 import { DEFAULT_DEFER_AFTER_MS, Responder, type RepliableInteraction } from './responder.js';
-import { errorEmbed } from '../render/feeds.js';
+import { routeFor, routeTable } from './routes.js';
+import { trackUpstream } from './upstream-scope.js';
+import { errorEmbed } from '../render/notice.js';
 
 /** Autocomplete must be answered within 3 s and cannot be deferred; leave margin for the call. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
@@ -22,8 +23,10 @@ export interface InteractionRouter {
 }
 
 export function createRouter(commands: readonly CommandModule[], services: BotServices): InteractionRouter {
-  const byName = new Map(commands.map((c) => [c.data.name, c]));
+  const table = routeTable(commands);
   const running = new Set<Promise<void>>();
+  // Each interaction runs in its own scope; the API client's responses fill it for the log line.
+  const upstream = trackUpstream(services.api);
 
   async function run(interaction: Interaction): Promise<void> {
     const started = performance.now();
@@ -41,7 +44,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       if (interaction.isAutocomplete()) {
         log.command = `${interaction.commandName} (autocomplete)`;
         ctx = new HandlerContext(services, interaction, undefined);
-        const result = await runAutocomplete(byName.get(interaction.commandName), interaction, ctx);
+        const result = await runAutocomplete(table.commands.get(interaction.commandName), interaction, ctx);
         outcome = result.outcome;
         if (result.error) {
           level = result.error.level;
@@ -50,7 +53,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         }
         return;
       }
-      const route = routeFor(interaction, byName);
+      const route = routeFor(interaction, table);
       if (!route) return; // Other interaction types are not ours.
       log.command = route.label;
       const responder = new Responder(route.interaction, {
@@ -71,11 +74,10 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         }
         await route.handler(context);
       } catch (error) {
-        const e = explain(error, { t: context.t, feedId: context.feedId });
+        const e = explain(error, { t: context.t });
         outcome = e.outcome;
         level = e.level;
         ref = e.ref;
-        if (e.upstreamStatus !== undefined) context.upstreamStatus = e.upstreamStatus;
         if (e.level === 'error') failure = error;
         await responder.fail({ embeds: [errorEmbed(e.message)] });
       } finally {
@@ -91,7 +93,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       const entry = {
         ...log,
         outcome,
-        upstreamStatus: ctx?.upstreamStatus ?? null,
+        upstreamStatus: upstream.lastStatus(),
         latencyMs: Math.round(performance.now() - started),
         ...(ref ? { ref } : {}),
         ...(failure ? { err: failure } : {}),
@@ -102,7 +104,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
 
   return {
     handle(interaction) {
-      const p = run(interaction);
+      const p = upstream.run(() => run(interaction));
       running.add(p);
       void p.finally(() => running.delete(p));
       return p;
@@ -114,48 +116,6 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       return running.size;
     },
   };
-}
-
-interface Route {
-  interaction: RepliableInteraction;
-  /** For the log line: `feed list`, `button feed:delete`, `modal apikey:set`. */
-  label: string;
-  mode: 'reply' | 'update';
-  ephemeral: boolean;
-  /** Absent when no command claims the interaction. */
-  handler: ((ctx: HandlerContext) => Promise<void>) | undefined;
-}
-
-/** Which command handles an answerable interaction, and how its answer is sent. */
-function routeFor(interaction: Interaction, byName: Map<string, CommandModule>): Route | undefined {
-  if (interaction.isChatInputCommand()) {
-    const sub = interaction.options.getSubcommand(false);
-    const command = byName.get(interaction.commandName);
-    return {
-      interaction,
-      label: sub ? `${interaction.commandName} ${sub}` : interaction.commandName,
-      mode: 'reply',
-      ephemeral: command?.ephemeral(interaction) ?? true,
-      handler: command && ((ctx) => command.execute(interaction, ctx)),
-    };
-  }
-  if (interaction.isButton() || interaction.isModalSubmit()) {
-    const command = byName.get(customIdCommand(interaction.customId));
-    const label = `${interaction.isButton() ? 'button' : 'modal'} ${interaction.customId.split(':').slice(0, 2).join(':')}`;
-    if (interaction.isButton()) {
-      const button = command?.button;
-      return {
-        interaction,
-        label,
-        mode: command?.buttonMode?.(interaction) ?? 'update',
-        ephemeral: true,
-        handler: button && ((ctx) => button(interaction, ctx)),
-      };
-    }
-    const modal = command?.modal;
-    return { interaction, label, mode: 'reply', ephemeral: true, handler: modal && ((ctx) => modal(interaction, ctx)) };
-  }
-  return undefined;
 }
 
 async function runAutocomplete(

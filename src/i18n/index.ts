@@ -11,12 +11,23 @@ export type Vars = Record<string, string | number>;
 
 export const catalogues: Record<Lang, Record<MessageKey, string>> = { en, es };
 
-/** Discord locales that get the Spanish catalogue; everything else gets English. */
-const SPANISH_LOCALES = new Set<string>([Locale.SpanishES, Locale.SpanishLATAM]);
+/**
+ * The Discord locales each catalogue serves. Interactions in any other locale get English; command
+ * localizations are set for exactly these (see localize.ts).
+ */
+export const DISCORD_LOCALES: Record<Lang, readonly Locale[]> = {
+  en: [Locale.EnglishUS, Locale.EnglishGB],
+  es: [Locale.SpanishES, Locale.SpanishLATAM],
+};
+
+/** The language whose text is a command's default name, description and choice names. */
+export const DEFAULT_LANG: Lang = 'en';
 
 export function langFor(locale: string | null | undefined): Lang {
-  if (!locale) return 'en';
-  return SPANISH_LOCALES.has(locale) || locale.toLowerCase().startsWith('es') ? 'es' : 'en';
+  if (!locale) return DEFAULT_LANG;
+  const lang = (Object.keys(DISCORD_LOCALES) as Lang[]).find((l) => DISCORD_LOCALES[l].includes(locale as Locale));
+  if (lang) return lang;
+  return locale.toLowerCase().startsWith('es') ? 'es' : DEFAULT_LANG;
 }
 
 export function t(lang: Lang, key: MessageKey, vars?: Vars): string {
@@ -31,18 +42,4 @@ export type Translator = (key: MessageKey, vars?: Vars) => string;
 
 export function translator(lang: Lang): Translator {
   return (key, vars) => t(lang, key, vars);
-}
-
-/**
- * Localizations for command builders: the Spanish catalogue for es-ES and es-419 (Discord falls
- * back from es-419 to es-ES only in some clients, so both are set) and English for en-US/en-GB,
- * whose default names may be Spanish API words (option names follow the API's field names).
- */
-export function localizations(key: MessageKey): Partial<Record<Locale, string>> {
-  return {
-    [Locale.EnglishUS]: en[key],
-    [Locale.EnglishGB]: en[key],
-    [Locale.SpanishES]: es[key],
-    [Locale.SpanishLATAM]: es[key],
-  };
 }

@@ -1,74 +1,44 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockAgent } from 'undici';
-import type { FeedApiClient } from '../../src/api/client.js';
-import { RateLimitedError } from '../../src/api/errors.js';
-import {
-  AUTH,
-  BASE_PATH,
-  Clock,
-  KEY,
-  ORIGIN,
-  POSTS,
-  STATS,
-  callCount,
-  makeClient,
-  newMockAgent,
-  rateHeaders,
-  rejection,
-  settle,
-} from './helpers.js';
+import { describe, expect } from 'vitest';
+import { RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
+import { apiTest as it, callCount } from './fixtures.js';
+import { AUTH, BASE_PATH, KEY, POSTS, STATS, rateHeaders, rejection, settle } from './helpers.js';
 
-let agent: MockAgent;
-let client: FeedApiClient;
-let clock: Clock;
-
-beforeEach(() => {
-  agent = newMockAgent();
-  clock = new Clock();
-  client = makeClient(agent, { now: clock.now });
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
-
-const stats = () => agent.get(ORIGIN).intercept({ path: `${BASE_PATH}/stats`, method: 'GET' });
+const stats = { path: `${BASE_PATH}/stats`, method: 'GET' };
 
 describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
-  it('a spent window refuses the next call locally, without sending', async () => {
-    stats().reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
+  it('a spent window refuses the next call locally, without sending', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
     expect(client.gateState(KEY)).toEqual({ remaining: 0, resetAt: new Date(Math.floor(clock.ms / 1000 + 30) * 1000) });
 
-    const err = (await rejection(client.getStats(AUTH))) as RateLimitedError;
-    expect(err).toBeInstanceOf(RateLimitedError);
-    expect(err.local).toBe(true);
-    expect(err.status).toBe(429);
+    const err = (await rejection(client.getStats(AUTH))) as RateGateRefusalError;
+    expect(err).toBeInstanceOf(RateGateRefusalError);
+    expect(err).not.toBeInstanceOf(RateLimitedError);
+    expect(err).not.toHaveProperty('status'); // the API said nothing: no upstream status
+    expect(err.code).toBe('rate_limited_local');
     expect(err.attempts).toBe(0);
     expect(err.resetAt.getTime()).toBe(Math.floor(clock.ms / 1000 + 30) * 1000);
     expect(callCount(agent)).toBe(1); // only the first call reached the (mock) network
   });
 
-  it('an upstream 429 also closes the gate until its reset', async () => {
-    stats().reply(429, {}, { headers: rateHeaders(0, clock.resetIn(20)) });
-    expect(((await rejection(client.getStats(AUTH))) as RateLimitedError).local).toBe(false);
-    expect(((await rejection(client.getStats(AUTH))) as RateLimitedError).local).toBe(true);
+  it('an upstream 429 also closes the gate until its reset', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(429, {}, { headers: rateHeaders(0, clock.resetIn(20)) });
+    expect(await rejection(client.getStats(AUTH))).toBeInstanceOf(RateLimitedError);
+    expect(await rejection(client.getStats(AUTH))).toBeInstanceOf(RateGateRefusalError);
     expect(callCount(agent)).toBe(1);
   });
 
-  it('the gate is per key: another key is not refused', async () => {
-    stats().reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
+  it('the gate is per key: another key is not refused', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
-    stats().reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(30)) });
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(30)) });
     await expect(client.getStats({ apiKey: 'another-key-123', guildId: AUTH.guildId })).resolves.toEqual(STATS);
     expect(callCount(agent)).toBe(2);
   });
 
-  it('reserves budget for requests in flight: 3 remaining, 10 concurrent → 3 sent, 7 refused', async () => {
-    stats().reply(200, STATS, { headers: rateHeaders(3, clock.resetIn(60)) });
+  it('reserves budget for requests in flight: 3 remaining, 10 concurrent → 3 sent, 7 refused', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(3, clock.resetIn(60)) });
     await client.getStats(AUTH);
-    const pool = agent.get(ORIGIN);
     // Distinct paths so in-flight sharing cannot be what limits the count.
     for (let id = 1; id <= 3; id++) {
       pool
@@ -78,28 +48,27 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     }
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => settle(client.listPosts(AUTH, i + 1))));
     const sent = results.filter((r) => r.ok);
-    const refused = results.filter((r) => !r.ok && r.error instanceof RateLimitedError && r.error.local);
+    const refused = results.filter((r) => !r.ok && r.error instanceof RateGateRefusalError);
     expect(sent).toHaveLength(3);
     expect(refused).toHaveLength(7);
     expect(callCount(agent)).toBe(1 + 3);
     expect(client.gateState(KEY).remaining).toBe(0);
   });
 
-  it('lets requests through again once the reset time has passed', async () => {
-    stats().reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
+  it('lets requests through again once the reset time has passed', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
-    await expect(client.getStats(AUTH)).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(client.getStats(AUTH)).rejects.toBeInstanceOf(RateGateRefusalError);
 
     clock.advance(31_000);
     expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
-    stats().reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(60)) });
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(60)) });
     await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
     expect(client.gateState(KEY).remaining).toBe(99);
     expect(callCount(agent)).toBe(2);
   });
 
-  it('unknown state: a first-use burst goes out together, the rest are admitted against what it learnt', async () => {
-    const pool = agent.get(ORIGIN);
+  it('unknown state: a first-use burst goes out together, the rest are admitted against what it learnt', async ({ client, pool, agent, clock }) => {
     for (const id of [1, 2, 3, 4]) {
       pool
         .intercept({ path: `${BASE_PATH}/feeds/${id}/posts`, method: 'GET' })
@@ -112,34 +81,34 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     expect(callCount(agent)).toBe(4);
   });
 
-  it('missing or malformed headers are ignored: requests keep flowing', async () => {
-    const pool = agent.get(ORIGIN);
-    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS);
-    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS, {
+  it('missing or malformed headers are ignored: requests keep flowing', async ({ client, pool }) => {
+    pool.intercept(stats).reply(200, STATS);
+    pool.intercept(stats).reply(200, STATS, {
       headers: { 'x-ratelimit-remaining': 'lots', 'x-ratelimit-reset': 'soon' },
     });
-    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS, {
+    pool.intercept(stats).reply(200, STATS, {
       headers: { 'x-ratelimit-remaining': '0' }, // no reset: cannot tell when, so not trusted
     });
-    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS);
+    pool.intercept(stats).reply(200, STATS);
     for (let i = 0; i < 4; i++) await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
     expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
   });
 
-  it('a retry refused by the gate surfaces the original failure, not a 429', async () => {
-    stats().reply(503, { message: 'down' }, { headers: rateHeaders(0, clock.resetIn(60)) });
+  it('a retry refused by the gate surfaces the original failure, not a 429', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(503, { message: 'down' }, { headers: rateHeaders(0, clock.resetIn(60)) });
     const err = await rejection(client.getStats(AUTH));
     expect(err).not.toBeInstanceOf(RateLimitedError);
+    expect(err).not.toBeInstanceOf(RateGateRefusalError);
     expect((err as { status: number }).status).toBe(503);
     expect(callCount(agent)).toBe(1);
   });
 
-  it('forgetKey drops the gate state', async () => {
-    stats().reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
+  it('forgetKey drops the gate state', async ({ client, pool, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
     client.forgetKey(KEY);
     expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
-    stats().reply(200, STATS);
+    pool.intercept(stats).reply(200, STATS);
     await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
   });
 });

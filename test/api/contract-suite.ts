@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FeedApiClient } from '../../src/api/client.js';
-import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError } from '../../src/api/errors.js';
+import { ForbiddenError, NotFoundError, RateGateRefusalError, UnauthorizedError } from '../../src/api/errors.js';
+import { probeKey } from '../../src/api/key-probe.js';
 import type { Scope } from '@feedbot/feed-api-contract';
 
 export interface ContractBackend {
@@ -83,7 +84,7 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
     it('an unknown key → 401 UnauthorizedError, and probeKey says invalid', async () => {
       const err = await client.listFeeds({ apiKey: backend.invalidKey, guildId: backend.guildId }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnauthorizedError);
-      const probe = await client.probeKey(backend.invalidKey);
+      const probe = await probeKey(client.requester, backend.invalidKey);
       expect(probe.valid).toBe(false);
     });
 
@@ -94,12 +95,12 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ForbiddenError);
       expect((err as ForbiddenError).requiredScope).toBe('feeds:write');
-      const probe = await client.probeKey(key);
+      const probe = await probeKey(client.requester, key);
       expect(probe).toEqual({ valid: true, scopes: { 'feeds:read': true, 'feeds:write': false, 'stats:read': false } });
     });
 
     it('a full key probes as all scopes, with stats for the server check', async () => {
-      const probe = await client.probeKey(backend.fullKey);
+      const probe = await probeKey(client.requester, backend.fullKey);
       expect(probe.valid).toBe(true);
       expect(probe.scopes).toEqual({ 'feeds:read': true, 'feeds:write': true, 'stats:read': true });
       expect(probe.stats?.servidor).toBe(backend.guildId);
@@ -117,9 +118,8 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
         );
       }
       expect(answered).toBe(100);
-      expect(refusal).toBeInstanceOf(RateLimitedError);
-      expect((refusal as RateLimitedError).local).toBe(true);
-      expect((refusal as RateLimitedError).resetAt.getTime()).toBeGreaterThan(Date.now());
+      expect(refusal).toBeInstanceOf(RateGateRefusalError);
+      expect((refusal as RateGateRefusalError).resetAt.getTime()).toBeGreaterThan(Date.now());
     });
 
     it('posts of a feed that does not exist → NotFoundError', async () => {

@@ -1,9 +1,8 @@
 /**
- * Shared fixtures for the API client tests: a MockAgent per test, valid bodies for every route,
- * and a logger whose lines land in an array (to prove the key is never logged).
+ * Shared data for the API client tests: valid bodies for every route, a hand-moved clock, and a
+ * logger whose lines land in an array (to prove the key is never logged). The per-test agent and
+ * client are vitest fixtures, in fixtures.ts.
  */
-import { MockAgent } from 'undici';
-import { FeedApiClient, type FeedApiClientOptions } from '../../src/api/client.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 
 export const ORIGIN = 'https://api.feeds.test';
@@ -83,16 +82,6 @@ export function rateHeaders(remaining: number, reset: string): Record<string, st
   return { 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': reset };
 }
 
-export function newMockAgent(): MockAgent {
-  const agent = new MockAgent({ enableCallHistory: true });
-  agent.disableNetConnect();
-  return agent;
-}
-
-export function callCount(agent: MockAgent): number {
-  return agent.getCallHistory()?.calls().length ?? 0;
-}
-
 export interface CapturedLog {
   logger: Logger;
   lines: string[];
@@ -102,17 +91,6 @@ export function captureLogger(): CapturedLog {
   const lines: string[] = [];
   const logger = createLogger({ name: 'api-test', level: 'trace', destination: { write: (s: string) => void lines.push(s) } });
   return { logger, lines };
-}
-
-export function makeClient(agent: MockAgent, opts: Partial<FeedApiClientOptions> = {}): FeedApiClient {
-  return new FeedApiClient({
-    baseUrl: BASE_URL,
-    dispatcher: agent,
-    timeoutMs: 1000,
-    retryBaseMs: 1,
-    random: () => 0.5,
-    ...opts,
-  });
 }
 
 /** Settles a promise into a value or the thrown error, for assertions on either. */

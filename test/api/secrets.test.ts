@@ -1,41 +1,9 @@
 import { inspect } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MockAgent } from 'undici';
-import type { FeedApiClient } from '../../src/api/client.js';
+import { describe, expect } from 'vitest';
 import { FeedApiError } from '../../src/api/errors.js';
-import {
-  AUTH,
-  BASE_PATH,
-  Clock,
-  FEED_LIST,
-  KEY,
-  NEW_FEED,
-  ORIGIN,
-  STATS,
-  captureLogger,
-  makeClient,
-  newMockAgent,
-  rateHeaders,
-  settle,
-  type CapturedLog,
-} from './helpers.js';
-
-let agent: MockAgent;
-let client: FeedApiClient;
-let log: CapturedLog;
-let clock: Clock;
-
-beforeEach(() => {
-  agent = newMockAgent();
-  log = captureLogger();
-  clock = new Clock();
-  client = makeClient(agent, { logger: log.logger, now: clock.now, timeoutMs: 30 });
-});
-
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
+import { probeKey } from '../../src/api/key-probe.js';
+import { apiTest as it } from './fixtures.js';
+import { AUTH, BASE_PATH, FEED_LIST, KEY, NEW_FEED, STATS, rateHeaders, settle } from './helpers.js';
 
 function everythingAbout(err: unknown): string {
   const e = err as FeedApiError & { apiMessage?: string; body?: unknown };
@@ -43,8 +11,10 @@ function everythingAbout(err: unknown): string {
 }
 
 describe('the API key never leaks', () => {
-  it('not in error messages, bodies or inspected errors — even when the server echoes it', async () => {
-    const pool = agent.get(ORIGIN);
+  it('not in error messages, bodies or inspected errors — even when the server echoes it', async ({ makeClient, pool, clock }) => {
+    const client = makeClient({ timeoutMs: 30 });
+    const events: unknown[] = [];
+    client.onResponse((e) => events.push(e));
     const p = (path: string, method = 'GET') => pool.intercept({ path: `${BASE_PATH}${path}`, method });
     p('/feeds').reply(401, { error: { mensaje: `key ${KEY} is not valid`, key: KEY } });
     p('/stats').reply(403, `forbidden for Bearer ${KEY}`);
@@ -83,10 +53,12 @@ describe('the API key never leaks', () => {
       expect(text).not.toContain(KEY.slice(0, 12)); // no prefix of it either
     }
     expect((errors[0] as { apiMessage: string }).apiMessage).toContain('[redacted]');
+    expect(events.length).toBeGreaterThanOrEqual(errors.length);
+    expect(inspect(events, { depth: 10 })).not.toContain(KEY.slice(0, 12)); // nor in what observers see
   });
 
-  it('not in log lines, which do carry route, status, attempt, ms and remaining', async () => {
-    const pool = agent.get(ORIGIN);
+  it('not in log lines, which do carry route, status, attempt, ms and remaining', async ({ makeClient, pool, clock, log }) => {
+    const client = makeClient({ logger: log.logger, timeoutMs: 30 });
     pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' }).reply(200, FEED_LIST, { headers: rateHeaders(42, clock.resetIn(60)) });
     pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(503, {}).times(3);
     await client.listFeeds(AUTH);
@@ -94,7 +66,7 @@ describe('the API key never leaks', () => {
     pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' }).reply(200, FEED_LIST);
     pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS);
     pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(400, {});
-    await client.probeKey(KEY);
+    await probeKey(client.requester, KEY);
 
     expect(log.lines.length).toBeGreaterThanOrEqual(4);
     for (const line of log.lines) {

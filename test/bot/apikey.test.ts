@@ -1,23 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { ADMIN_ID, GUILD_ID, MEMBER_PERMS, OTHER_GUILD_ID, chatInput, modalSubmit } from '../helpers/discord.js';
-import { createBotHarness, rl, type BotHarness } from '../helpers/bot.js';
+import { botTest, rl, sampleStats, type BotHarness } from '../helpers/bot.js';
 
 type Body = { type: number; data: Record<string, unknown> & { flags?: number; embeds: { title?: string; description?: string; fields?: { name: string; value: string }[] }[] } };
 const body = (h: BotHarness, i = 0) => h.discord.callbacks()[i]!.body as Body;
 const NEW_KEY = 'fbk_NewKeyFromTheDashboard_QX81';
-
-const stats = (servidor = GUILD_ID) => ({
-  servidor,
-  plan: 'server',
-  feedsActivos: 0,
-  feedsPausados: 0,
-  postsHoy: 0,
-  postsEstaSemana: 0,
-  cuentaMasActiva: null,
-  ultimaActividad: null,
-});
 
 function probeAnswers(h: BotHarness, answers: { feeds: number; stats: number; write: number; servidor?: string }) {
   const auth = { authorization: `Bearer ${NEW_KEY}` };
@@ -26,23 +15,17 @@ function probeAnswers(h: BotHarness, answers: { feeds: number; stats: number; wr
     .reply(answers.feeds, answers.feeds === 200 ? { feeds: [], total: 0, plan: 'server' } : { error: 'x' }, { headers: rl() });
   h.api
     .intercept({ path: '/v1/stats', method: 'GET', headers: auth })
-    .reply(answers.stats, answers.stats === 200 ? stats(answers.servidor) : { error: 'x' }, { headers: rl() });
+    .reply(answers.stats, answers.stats === 200 ? sampleStats({ servidor: answers.servidor ?? GUILD_ID }) : { error: 'x' }, { headers: rl() });
   h.api
     .intercept({ path: '/v1/feeds', method: 'POST', headers: auth, body: '{}' })
     .reply(answers.write, { error: 'x' }, { headers: rl() });
 }
 
-let h: BotHarness;
-beforeEach(async () => {
-  h = await createBotHarness();
-});
-afterEach(async () => {
-  h.agent.assertNoPendingInterceptors();
-  await h.close();
-});
+// Every test starts without a key; those that need one set it.
+botTest.override({ withKey: false });
 
 describe('/apikey set', () => {
-  it('opens a modal as the first response, with a Label-wrapped text input', async () => {
+  botTest('opens a modal as the first response, with a Label-wrapped text input', async ({ bot: h }) => {
     await h.run(chatInput('apikey', 'set'));
     const b = body(h);
     expect(b.type).toBe(9);
@@ -54,7 +37,7 @@ describe('/apikey set', () => {
     expect(h.discord.callbacks()).toHaveLength(1);
   });
 
-  it('probes the key, stores it encrypted and shows it masked with its scopes', async () => {
+  botTest('probes the key, stores it encrypted and shows it masked with its scopes', async ({ bot: h }) => {
     probeAnswers(h, { feeds: 200, stats: 200, write: 403 });
     await h.run(modalSubmit('apikey:set', { key: NEW_KEY }));
     const [defer] = h.discord.callbacks();
@@ -72,7 +55,7 @@ describe('/apikey set', () => {
     expect(h.rawLogs.join('')).not.toContain(NEW_KEY);
   });
 
-  it('refuses a key the API answers 401 to, and stores nothing', async () => {
+  botTest('refuses a key the API answers 401 to, and stores nothing', async ({ bot: h }) => {
     // The first 401 settles it: no further probe is sent.
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(401, { error: 'invalid key' }, { headers: rl() });
     await h.run(modalSubmit('apikey:set', { key: NEW_KEY }, { locale: 'es-ES' }));
@@ -83,7 +66,7 @@ describe('/apikey set', () => {
     expect(await h.keys.get(GUILD_ID)).toBeUndefined();
   });
 
-  it("refuses another server's key (stats.servidor is another guild)", async () => {
+  botTest("refuses another server's key (stats.servidor is another guild)", async ({ bot: h }) => {
     probeAnswers(h, { feeds: 200, stats: 200, write: 400, servidor: OTHER_GUILD_ID });
     await h.run(modalSubmit('apikey:set', { key: NEW_KEY }));
     const text = (h.discord.edits().at(-1)!.body as Body['data']).embeds[0]!.description;
@@ -91,7 +74,7 @@ describe('/apikey set', () => {
     expect(await h.keys.get(GUILD_ID)).toBeUndefined();
   });
 
-  it('refuses a valid key whose account is not on the API plan, saying so', async () => {
+  botTest('refuses a valid key whose account is not on the API plan, saying so', async ({ bot: h }) => {
     const plan = { error: { codigo: 'plan_required', mensaje: 'La API solo está disponible en el plan server' } };
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(403, plan, { headers: rl() });
     h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(403, plan, { headers: rl() });
@@ -102,13 +85,13 @@ describe('/apikey set', () => {
     expect(await h.keys.get(GUILD_ID)).toBeUndefined();
   });
 
-  it('refuses a malformed key before any request', async () => {
+  botTest('refuses a malformed key before any request', async ({ bot: h }) => {
     await h.run(modalSubmit('apikey:set', { key: 'has spaces in it' }));
     expect(body(h).data.flags).toBe(MessageFlags.Ephemeral);
     expect(body(h).data.embeds[0]!.description).toMatch(/does not look like an API key/);
   });
 
-  it('is for Manage Server only: at the command and at the modal submit', async () => {
+  botTest('is for Manage Server only: at the command and at the modal submit', async ({ bot: h }) => {
     await h.run(chatInput('apikey', 'set', {}, { permissions: MEMBER_PERMS }));
     expect(body(h).type).toBe(4);
     expect(body(h).data.embeds[0]!.description).toBe('You need the **Manage Server** permission to manage the API key.');
@@ -117,14 +100,14 @@ describe('/apikey set', () => {
     expect(await h.keys.get(GUILD_ID)).toBeUndefined();
   });
 
-  it('works only in a server', async () => {
+  botTest('works only in a server', async ({ bot: h }) => {
     await h.run(chatInput('apikey', 'status', {}, { guildId: null }));
     expect(body(h).data.embeds[0]!.description).toBe('This command only works inside a server.');
   });
 });
 
 describe('/apikey status and remove', () => {
-  it('status shows the masked key, who set it and when, and scopes', async () => {
+  botTest('status shows the masked key, who set it and when, and scopes', async ({ bot: h }) => {
     await h.setKey();
     await h.run(chatInput('apikey', 'status'));
     const b = body(h);
@@ -137,12 +120,12 @@ describe('/apikey status and remove', () => {
     ]);
   });
 
-  it('status without a key tells how to set one', async () => {
+  botTest('status without a key tells how to set one', async ({ bot: h }) => {
     await h.run(chatInput('apikey', 'status', {}, { locale: 'es-ES' }));
     expect(body(h).data.embeds[0]!.description).toMatch(/clave-api establecer/);
   });
 
-  it('remove deletes it; feed commands then ask an admin to set one', async () => {
+  botTest('remove deletes it; feed commands then ask an admin to set one', async ({ bot: h }) => {
     await h.setKey();
     await h.run(chatInput('apikey', 'remove'));
     expect(body(h).data.embeds[0]!.description).toMatch(/was removed/);
@@ -153,7 +136,7 @@ describe('/apikey status and remove', () => {
     );
   });
 
-  it('remove needs Manage Server', async () => {
+  botTest('remove needs Manage Server', async ({ bot: h }) => {
     await h.setKey();
     await h.run(chatInput('apikey', 'remove', {}, { permissions: MEMBER_PERMS }));
     expect(body(h).data.embeds[0]!.description).toMatch(/Manage Server/);
@@ -162,7 +145,7 @@ describe('/apikey status and remove', () => {
 });
 
 describe('key storage seen from the bot', () => {
-  it('the SQLite files never hold the plaintext key', async () => {
+  botTest('the SQLite files never hold the plaintext key', async ({ bot: h }) => {
     probeAnswers(h, { feeds: 200, stats: 200, write: 400 });
     await h.run(modalSubmit('apikey:set', { key: NEW_KEY }));
     const files = readdirSync(h.dir);

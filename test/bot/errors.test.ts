@@ -2,11 +2,11 @@
  * Every failure the API can produce, for every command family, becomes a clear, ephemeral,
  * localized explanation — and never a stack trace.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import type { APIInteraction } from 'discord-api-types/v10';
 import { buttonPress, chatInput } from '../helpers/discord.js';
-import { createBotHarness, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
+import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 
 type Body = { type: number; data: { flags?: number; embeds: { description: string }[]; components?: { components: { custom_id: string }[] }[] } };
 
@@ -59,80 +59,73 @@ function lastExplanation(h: BotHarness): { text: string; flags: number | undefin
   return { text: data.embeds[0]!.description, flags: data.flags };
 }
 
-let h: BotHarness;
-beforeEach(async () => {
-  h = await createBotHarness({ timeoutMs: 150 });
-  await h.setKey();
-});
-afterEach(async () => {
-  h.agent.assertNoPendingInterceptors();
-  await h.close();
-});
+// A short API time-out, so the time-out cases run quickly.
+botTest.override({ harness: { timeoutMs: 150 } });
 
 describe.each(families)('$name', (f) => {
-  const intercept = () => h.api.intercept({ path: f.path, method: f.method });
+  const intercept = (h: BotHarness) => h.api.intercept({ path: f.path, method: f.method });
 
-  it('400 shows what was invalid, with the API message', async () => {
-    intercept().reply(400, { error: { codigo: 'invalid', mensaje: 'tipos must not be empty' } }, { headers: rl() });
+  botTest('400 shows what was invalid, with the API message', async ({ bot: h }) => {
+    intercept(h).reply(400, { error: { codigo: 'invalid', mensaje: 'tipos must not be empty' } }, { headers: rl() });
     await f.start(h);
     expect(lastExplanation(h)).toEqual({ text: 'The API rejected the request as invalid: tipos must not be empty', flags: MessageFlags.Ephemeral });
   });
 
-  it('401 says the key is invalid or regenerated and an admin must set the new one', async () => {
-    intercept().reply(401, '', { headers: rl() });
+  botTest('401 says the key is invalid or regenerated and an admin must set the new one', async ({ bot: h }) => {
+    intercept(h).reply(401, '', { headers: rl() });
     await f.start(h);
     expect(lastExplanation(h).text).toMatch(/invalid or was regenerated\. An admin must set the new key with `\/apikey set`/);
     expect(h.logs.find((l) => l.msg === 'interaction' && l.outcome === 'api_401')).toMatchObject({ upstreamStatus: 401 });
   });
 
-  it('403 names the scope the command needs and how to get it', async () => {
-    intercept().reply(403, { detail: 'forbidden' }, { headers: rl() });
+  botTest('403 names the scope the command needs and how to get it', async ({ bot: h }) => {
+    intercept(h).reply(403, { detail: 'forbidden' }, { headers: rl() });
     await f.start(h, 'es-ES');
     expect(lastExplanation(h).text).toContain(`le falta el permiso \`${f.scope}\``);
     expect(lastExplanation(h).flags).toBe(MessageFlags.Ephemeral);
   });
 
-  it('403 for a server not on the required plan says so instead of naming a scope', async () => {
-    intercept().reply(403, { error: { codigo: 'plan_required', mensaje: 'La API solo está disponible en el plan server' } }, { headers: rl() });
+  botTest('403 for a server not on the required plan says so instead of naming a scope', async ({ bot: h }) => {
+    intercept(h).reply(403, { error: { codigo: 'plan_required', mensaje: 'La API solo está disponible en el plan server' } }, { headers: rl() });
     await f.start(h);
     expect(lastExplanation(h).text).toMatch(/^The feed API is only available on the `server` plan/);
   });
 
-  it('404', async () => {
-    intercept().reply(404, { error: 'nope' }, { headers: rl() });
+  botTest('404', async ({ bot: h }) => {
+    intercept(h).reply(404, { error: 'nope' }, { headers: rl() });
     await f.start(h);
     expect(lastExplanation(h).text).toBe(f.namesFeed ? 'Feed #1 does not exist in this server.' : 'The API could not find what was asked for.');
   });
 
-  it('429 says when the window resets, with Discord timestamps from X-RateLimit-Reset', async () => {
+  botTest('429 says when the window resets, with Discord timestamps from X-RateLimit-Reset', async ({ bot: h }) => {
     const reset = Math.floor(Date.now() / 1000) + 42;
-    intercept().reply(429, { error: 'slow down' }, { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) } });
+    intercept(h).reply(429, { error: 'slow down' }, { headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) } });
     await f.start(h);
     expect(lastExplanation(h).text).toBe(
       `This server used its 100 requests per minute to the feed API. The limit resets <t:${reset}:R> (at <t:${reset}:T>); try again then.`,
     );
   });
 
-  it(`5xx ${f.retried ? 'is retried, then' : 'is not retried (POST), and'} explained`, async () => {
-    intercept().reply(503, 'upstream down', { headers: rl() }).times(f.retried ? 3 : 1);
+  botTest(`5xx ${f.retried ? 'is retried, then' : 'is not retried (POST), and'} explained`, async ({ bot: h }) => {
+    intercept(h).reply(503, 'upstream down', { headers: rl() }).times(f.retried ? 3 : 1);
     await f.start(h);
     expect(lastExplanation(h).text).toBe('The feed API had an internal error (503). Try again in a moment.');
   });
 
-  it('a time-out is explained', async () => {
-    intercept().reply(200, {}, { headers: rl() }).delay(400).times(f.retried ? 3 : 1);
+  botTest('a time-out is explained', async ({ bot: h }) => {
+    intercept(h).reply(200, {}, { headers: rl() }).delay(400).times(f.retried ? 3 : 1);
     await f.start(h);
     expect(lastExplanation(h).text).toBe('The feed API did not answer in time. Try again in a moment.');
   });
 
-  it('a connection failure is explained', async () => {
-    intercept().replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).times(f.retried ? 3 : 1);
+  botTest('a connection failure is explained', async ({ bot: h }) => {
+    intercept(h).replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })).times(f.retried ? 3 : 1);
     await f.start(h);
     expect(lastExplanation(h).text).toBe('The feed API cannot be reached right now. Try again in a moment.');
   });
 
-  it('a response that does not match the spec gets a reference id, logged too', async () => {
-    intercept().reply(f.method === 'POST' ? 201 : 200, { unexpected: true }, { headers: rl() });
+  botTest('a response that does not match the spec gets a reference id, logged too', async ({ bot: h }) => {
+    intercept(h).reply(f.method === 'POST' ? 201 : 200, { unexpected: true }, { headers: rl() });
     await f.start(h);
     const { text } = lastExplanation(h);
     const ref = /`([A-Z0-9]{8})`/.exec(text)?.[1];
@@ -140,7 +133,7 @@ describe.each(families)('$name', (f) => {
     expect(h.logs.some((l) => l.msg === 'interaction' && l.ref === ref && l.outcome === 'api_invalid_response')).toBe(true);
   });
 
-  it('no key configured: tells an admin to run /apikey set, sends nothing', async () => {
+  botTest('no key configured: tells an admin to run /apikey set, sends nothing', async ({ bot: h }) => {
     if (f.name === 'feed delete') return; // covered: delete asks for the key before the confirmation
     await h.keys.delete('1100000000000000001');
     await f.start(h);
@@ -149,7 +142,7 @@ describe.each(families)('$name', (f) => {
 });
 
 describe('unexpected failures', () => {
-  it('never show a stack trace, and the process keeps serving', async () => {
+  botTest('never show a stack trace, and the process keeps serving', async ({ bot: h }) => {
     // A key store that throws a programming error.
     const broken = h.keys.get.bind(h.keys);
     h.keys.get = () => Promise.reject(new TypeError("Cannot read properties of undefined (reading 'apiKey')"));

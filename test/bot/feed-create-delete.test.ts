@@ -1,31 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { ADMINISTRATOR_PERMS, MEMBER_ID, MEMBER_PERMS, autocomplete, buttonPress, chatInput } from '../helpers/discord.js';
-import { createBotHarness, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
+import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 
 type Body = { type: number; data: { flags?: number; content?: string; embeds: { title?: string; description?: string; fields?: { name: string; value: string }[] }[]; components: { components: { custom_id: string; label: string; style: number }[] }[]; choices?: { name: string; value: number }[] } };
 const body = (h: BotHarness, i = 0) => h.discord.callbacks()[i]!.body as Body;
-
-let h: BotHarness;
-beforeEach(async () => {
-  h = await createBotHarness();
-  await h.setKey();
-});
-afterEach(async () => {
-  h.agent.assertNoPendingInterceptors();
-  await h.close();
-});
 
 const created = { id: 7, cuenta: 'nasa', canalId: '1300000000000000009', estado: 'activo', creado: '2026-11-21T10:00:00.000Z' };
 const channel = { channel: { id: '1300000000000000009', name: 'space' } };
 
 describe('/feed create', () => {
-  it.each([
+  botTest.for([
     ['nasa', 'nasa'],
     ['@nasa', 'nasa'],
     ['https://www.instagram.com/nasa/?hl=es', 'nasa'],
     ['instagram.com/nasa', 'nasa'],
-  ])('accepts %s and sends cuenta=%s with filtros []', async (input, cuenta) => {
+  ] as const)('accepts %s and sends cuenta=%s with filtros []', async ([input, cuenta], { bot: h }) => {
     h.api
       .intercept({
         path: '/v1/feeds',
@@ -54,9 +44,9 @@ describe('/feed create', () => {
     });
   });
 
-  it.each(['na sa', 'https://example.com/', '.nasa', 'a'.repeat(31), 'na..sa'])(
+  botTest.for(['na sa', 'https://example.com/', '.nasa', 'a'.repeat(31), 'na..sa'])(
     'refuses the account %j before any request',
-    async (input) => {
+    async (input, { bot: h }) => {
       await h.run(chatInput('feed', 'create', { cuenta: input, canal: channel, tipos: 'post' }));
       const b = body(h);
       expect(b.data.flags).toBe(MessageFlags.Ephemeral);
@@ -64,7 +54,7 @@ describe('/feed create', () => {
     },
   );
 
-  it('needs Manage Server at run time, in the user language', async () => {
+  botTest('needs Manage Server at run time, in the user language', async ({ bot: h }) => {
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }, { userId: MEMBER_ID, permissions: MEMBER_PERMS, locale: 'es-419' }));
     const b = body(h);
     expect(b.data.flags).toBe(MessageFlags.Ephemeral);
@@ -72,20 +62,20 @@ describe('/feed create', () => {
     expect(h.logs.find((l) => l.msg === 'interaction')).toMatchObject({ outcome: 'forbidden_member', upstreamStatus: null });
   });
 
-  it('lets an Administrator through', async () => {
+  botTest('lets an Administrator through', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(201, created, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }, { permissions: ADMINISTRATOR_PERMS }));
     expect(body(h).data.embeds[0]!.title).toBe('Feed created');
   });
 
-  it('shows the API message of a 400, whatever its body shape', async () => {
+  botTest('shows the API message of a 400, whatever its body shape', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(400, { message: 'channel is not allowed' }, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
     expect(body(h).data.embeds[0]!.description).toBe('The API rejected the request as invalid: channel is not allowed');
     expect(body(h).data.flags).toBe(MessageFlags.Ephemeral);
   });
 
-  it('invalidates the autocomplete cache so the new feed shows at once', async () => {
+  botTest('invalidates the autocomplete cache so the new feed shows at once', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.client.listFeeds({ apiKey: 'fbk_TestKeyForUnitTests_9f3Kq2', guildId: '1100000000000000001' });
     expect(h.client.cachedFeeds('1100000000000000001')).toBeDefined();
@@ -101,7 +91,7 @@ describe('/feed delete', () => {
     return b.data.components[0]!.components;
   }
 
-  it('asks for confirmation (ephemeral, Delete/Cancel), then deletes and shows mensaje', async () => {
+  botTest('asks for confirmation (ephemeral, Delete/Cancel), then deletes and shows mensaje', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     const b = body(h);
@@ -123,14 +113,14 @@ describe('/feed delete', () => {
     expect(done.data.components).toEqual([]);
   });
 
-  it('Cancel deletes nothing', async () => {
+  botTest('Cancel deletes nothing', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 2 }));
     await h.run(buttonPress(confirmation(h)[1]!.custom_id));
     expect(body(h, 1).data.embeds[0]!.description).toBe('Cancelled: feed #2 was not deleted.');
   });
 
-  it('only the invoker can press the buttons', async () => {
+  botTest('only the invoker can press the buttons', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     await h.run(buttonPress(confirmation(h)[0]!.custom_id, { userId: MEMBER_ID }));
@@ -139,31 +129,14 @@ describe('/feed delete', () => {
     expect(refusal.data.flags).toBe(MessageFlags.Ephemeral);
   });
 
-  it('an expired confirmation deletes nothing, and the buttons are taken away', async () => {
-    const h2 = await createBotHarness({ confirmTtlMs: 50 });
-    await h2.setKey();
-    try {
-      h2.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
-      await h2.run(chatInput('feed', 'delete', { id: 1 }));
-      const yes = (h2.discord.callbacks()[0]!.body as Body).data.components[0]!.components[0]!;
-      await new Promise((r) => setTimeout(r, 1_100)); // the custom_id's expiry has second precision
-      expect(h2.discord.edits().at(-1)!.body).toMatchObject({ components: [], embeds: [{ description: expect.stringMatching(/expired/) }] });
-      await h2.run(buttonPress(yes.custom_id));
-      expect((h2.discord.callbacks()[1]!.body as Body).data.embeds[0]!.description).toMatch(/expired/);
-      h2.agent.assertNoPendingInterceptors();
-    } finally {
-      await h2.close();
-    }
-  });
-
-  it('an unknown id is refused before asking', async () => {
+  botTest('an unknown id is refused before asking', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 99 }));
     expect(body(h).data.embeds[0]!.description).toBe('Feed #99 does not exist in this server.');
     expect(body(h).data.components ?? []).toEqual([]);
   });
 
-  it('a 404 on delete (feed gone meanwhile) names the feed', async () => {
+  botTest('a 404 on delete (feed gone meanwhile) names the feed', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(404, { error: 'not found' }, { headers: rl() });
@@ -173,7 +146,7 @@ describe('/feed delete', () => {
     expect(b.data.embeds[0]!.description).toBe('Feed #1 does not exist in this server.');
   });
 
-  it('needs Manage Server, at the command and again at the button', async () => {
+  botTest('needs Manage Server, at the command and again at the button', async ({ bot: h }) => {
     await h.run(chatInput('feed', 'delete', { id: 1 }, { permissions: MEMBER_PERMS }));
     expect(body(h).data.embeds[0]!.description).toBe('You need the **Manage Server** permission to delete feeds.');
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
@@ -185,8 +158,22 @@ describe('/feed delete', () => {
   });
 });
 
+describe('/feed delete, once the confirmation has expired', () => {
+  botTest.override({ harness: { confirmTtlMs: 50 } });
+
+  botTest('deletes nothing, and the buttons are taken away', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', { id: 1 }));
+    const yes = body(h).data.components[0]!.components[0]!;
+    await new Promise((r) => setTimeout(r, 1_100)); // the custom_id's expiry has second precision
+    expect(h.discord.edits().at(-1)!.body).toMatchObject({ components: [], embeds: [{ description: expect.stringMatching(/expired/) }] });
+    await h.run(buttonPress(yes.custom_id));
+    expect(body(h, 1).data.embeds[0]!.description).toMatch(/expired/);
+  });
+});
+
 describe('autocomplete for feed ids', () => {
-  it('answers from the API on a cache miss, then from the cache without a request', async () => {
+  botTest('answers from the API on a cache miss, then from the cache without a request', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(autocomplete('feed', 'delete', { id: '' }, 'id'));
     const first = body(h);
@@ -199,13 +186,13 @@ describe('autocomplete for feed ids', () => {
     expect(body(h, 3).data.choices).toEqual([{ name: '#2 · @esa → #1300000000000000002 · Stories', value: 2 }]);
   });
 
-  it('answers an empty list when no key is set, without a request', async () => {
+  botTest('answers an empty list when no key is set, without a request', async ({ bot: h }) => {
     await h.keys.delete('1100000000000000001');
     await h.run(autocomplete('feed', 'delete', { id: '' }, 'id'));
     expect(body(h).data.choices).toEqual([]);
   });
 
-  it('never returns more than 25 choices of at most 100 characters', async () => {
+  botTest('never returns more than 25 choices of at most 100 characters', async ({ bot: h }) => {
     const many = Array.from({ length: 40 }, (_, i) => ({ ...sampleFeeds.feeds[0]!, id: i + 1, cuenta: `a${i}_${'z'.repeat(26)}`.slice(0, 30) }));
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: many, total: 40, plan: 'server' }, { headers: rl() });
     await h.run(autocomplete('feed', 'delete', { id: '' }, 'id'));
@@ -214,7 +201,7 @@ describe('autocomplete for feed ids', () => {
     for (const c of choices) expect(c.name.length).toBeLessThanOrEqual(100);
   });
 
-  it('answers empty in time when the API is slow, and the late answer fills the cache', async () => {
+  botTest('answers empty in time when the API is slow, and the late answer fills the cache', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() }).delay(2_600);
     const started = Date.now();
     await h.run(autocomplete('feed', 'delete', { id: '' }, 'id'));

@@ -1,20 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { CHANNEL_ID, MEMBER_ID, MEMBER_PERMS, buttonPress, chatInput } from '../helpers/discord.js';
-import { TEST_KEY, createBotHarness, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
-
-let h: BotHarness;
-beforeEach(async () => {
-  h = await createBotHarness();
-  await h.setKey();
-});
-afterEach(async () => {
-  h.agent.assertNoPendingInterceptors();
-  await h.close();
-});
+import { TEST_KEY, botTest, rl, sampleFeeds } from '../helpers/bot.js';
 
 describe('/feed list', () => {
-  it('answers with one embed listing every feed, in one callback', async () => {
+  botTest('answers with one embed listing every feed, in one callback', async ({ bot: h }) => {
     h.api
       .intercept({ path: '/v1/feeds', method: 'GET', headers: { authorization: `Bearer ${TEST_KEY}` } })
       .reply(200, sampleFeeds, { headers: rl() });
@@ -47,7 +37,7 @@ describe('/feed list', () => {
     expect(line).toMatchObject({ command: 'feed list', outcome: 'ok', upstreamStatus: 200, guild: expect.any(String) });
   });
 
-  it('shows unknown states as they come and answers in Spanish for es-ES', async () => {
+  botTest('shows unknown states as they come and answers in Spanish for es-ES', async ({ bot: h }) => {
     const feeds = { ...sampleFeeds, feeds: [{ ...sampleFeeds.feeds[0]!, estado: 'en_revision' }], total: 1 };
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, feeds, { headers: rl() });
     await h.run(chatInput('feed', 'list', {}, { locale: 'es-ES' }));
@@ -57,7 +47,7 @@ describe('/feed list', () => {
     expect(data.embeds[0]!.footer.text).toBe('1 feed(s) · plan server · página 1/1');
   });
 
-  it('filters by channel', async () => {
+  botTest('filters by channel', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'list', { canal: { channel: { id: '1300000000000000002', name: 'news' } } }));
     const embed = (h.discord.callbacks()[0]!.body as { data: { embeds: { title: string; fields: { name: string }[] }[] } }).data.embeds[0]!;
@@ -65,7 +55,7 @@ describe('/feed list', () => {
     expect(embed.fields.map((f) => f.name)).toEqual(['#2 · @esa']);
   });
 
-  it('pages long lists within every embed limit, with Previous/Next for the invoker only', async () => {
+  botTest('pages long lists within every embed limit, with Previous/Next for the invoker only', async ({ bot: h }) => {
     const many = Array.from({ length: 57 }, (_, i) => ({
       ...sampleFeeds.feeds[0]!,
       id: i + 1,
@@ -101,7 +91,7 @@ describe('/feed list', () => {
     expect(refusal.data.embeds[0]!.description).toMatch(/Only the person/);
   });
 
-  it('says so when the server has no feeds', async () => {
+  botTest('says so when the server has no feeds', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: [], total: 0, plan: 'server' }, { headers: rl() });
     await h.run(chatInput('feed', 'list'));
     const embed = (h.discord.callbacks()[0]!.body as { data: { embeds: { description: string }[] } }).data.embeds[0]!;

@@ -1,20 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buttonPress, chatInput } from '../helpers/discord.js';
-import { createBotHarness, rl, type BotHarness } from '../helpers/bot.js';
+import { botTest, rl, sampleStats, type BotHarness } from '../helpers/bot.js';
 
 type Embed = { title: string; description: string; url?: string; image?: { url: string }; fields: { name: string; value: string; inline?: boolean }[]; timestamp?: string; color: number };
 type Body = { type: number; data: { flags?: number; content?: string; embeds: Embed[]; components: { components: { custom_id: string; disabled?: boolean }[] }[] } };
 const body = (h: BotHarness, i = 0) => h.discord.callbacks()[i]!.body as Body;
-
-let h: BotHarness;
-beforeEach(async () => {
-  h = await createBotHarness();
-  await h.setKey();
-});
-afterEach(async () => {
-  h.agent.assertNoPendingInterceptors();
-  await h.close();
-});
 
 function post(i: number, caption = `Caption ${i}`) {
   const t = Date.parse('2026-11-21T10:00:00.000Z') - i * 3_600_000;
@@ -30,7 +20,7 @@ function post(i: number, caption = `Caption ${i}`) {
 }
 
 describe('/feed posts', () => {
-  it('one embed per post with link, image and both timestamps; limite and tipo reach the API', async () => {
+  botTest('one embed per post with link, image and both timestamps; limite and tipo reach the API', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds/3/posts?limite=2&tipo=post', method: 'GET' }).reply(200, { posts: [post(1), post(2)] }, { headers: rl() });
     await h.run(chatInput('feed', 'posts', { id: 3, limite: 2, tipo: 'post' }));
     const b = body(h);
@@ -56,13 +46,13 @@ describe('/feed posts', () => {
     });
   });
 
-  it('defaults limite to 10', async () => {
+  botTest('defaults limite to 10', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds/3/posts?limite=10', method: 'GET' }).reply(200, { posts: [] }, { headers: rl() });
     await h.run(chatInput('feed', 'posts', { id: 3 }));
     expect(body(h).data.embeds[0]!.description).toBe('Feed #3 has not forwarded any posts yet.');
   });
 
-  it('pages 50 long posts: ≤ 10 embeds and ≤ 6000 characters per message, captions cut safely', async () => {
+  botTest('pages 50 long posts: ≤ 10 embeds and ≤ 6000 characters per message, captions cut safely', async ({ bot: h }) => {
     const emoji = '👩‍👩‍👧‍👦';
     const posts = Array.from({ length: 50 }, (_, i) => post(i, `${'word '.repeat(150)}${emoji.repeat(40)}`));
     h.api.intercept({ path: '/v1/feeds/3/posts?limite=50', method: 'GET' }).reply(200, { posts }, { headers: rl() }).times(2);
@@ -84,14 +74,14 @@ describe('/feed posts', () => {
     expect(page2.data.embeds[0]!.title).not.toBe(b.data.embeds[0]!.title);
   });
 
-  it('a 404 says the feed does not exist in this server (Spanish)', async () => {
+  botTest('a 404 says the feed does not exist in this server (Spanish)', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds/42/posts?limite=10', method: 'GET' }).reply(404, 'Not Found', { headers: rl() });
     await h.run(chatInput('feed', 'posts', { id: 42 }, { locale: 'es-ES' }));
     expect(body(h).data.embeds[0]!.description).toBe('El feed #42 no existe en este servidor.');
     expect(body(h).data.flags).toBe(64);
   });
 
-  it('a post link or media that is not http(s) is left out, not sent to Discord', async () => {
+  botTest('a post link or media that is not http(s) is left out, not sent to Discord', async ({ bot: h }) => {
     const p = { ...post(1), mediaUrl: 'javascript:alert(1)', postUrl: 'not a url' };
     h.api.intercept({ path: '/v1/feeds/3/posts?limite=10', method: 'GET' }).reply(200, { posts: [p] }, { headers: rl() });
     await h.run(chatInput('feed', 'posts', { id: 3 }));
@@ -102,20 +92,19 @@ describe('/feed posts', () => {
 });
 
 describe('/stats', () => {
-  const stats = {
-    servidor: '1100000000000000001',
-    plan: 'server',
+  const latest = '2026-11-21T09:59:00.000Z';
+  const stats = sampleStats({
     feedsActivos: 3,
     feedsPausados: 1,
     postsHoy: 12,
     postsEstaSemana: 80,
     cuentaMasActiva: 'nasa',
-    ultimaActividad: '2026-11-21T09:59:00.000Z',
-  };
-  it('shows every field, the latest activity as a timestamp', async () => {
+    ultimaActividad: latest,
+  });
+  botTest('shows every field, the latest activity as a timestamp', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, { ...stats, extra: 'ignored' }, { headers: rl() });
     await h.run(chatInput('stats', undefined));
-    const ts = Date.parse(stats.ultimaActividad) / 1000;
+    const ts = Date.parse(latest) / 1000;
     expect(body(h).data.embeds[0]).toEqual({
       title: 'Forwarding statistics',
       color: 0x5865f2,
@@ -132,7 +121,7 @@ describe('/stats', () => {
     });
   });
 
-  it('in Spanish', async () => {
+  botTest('in Spanish', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, { ...stats, cuentaMasActiva: null, ultimaActividad: null }, { headers: rl() });
     await h.run(chatInput('stats', undefined, {}, { locale: 'es-ES' }));
     const fields = body(h).data.embeds[0]!.fields;
@@ -140,7 +129,7 @@ describe('/stats', () => {
     expect(fields.at(-1)).toEqual({ name: 'Última actividad', value: 'ninguna', inline: false });
   });
 
-  it('a response that does not match the spec is explained with a reference that is also logged', async () => {
+  botTest('a response that does not match the spec is explained with a reference that is also logged', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, { ...stats, feedsActivos: 'three' }, { headers: rl() });
     await h.run(chatInput('stats', undefined));
     const text = body(h).data.embeds[0]!.description;

@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { MockAgent, type Interceptable } from 'undici';
+import { test } from 'vitest';
 import { pino } from 'pino';
 import type { APIInteraction } from 'discord-api-types/v10';
+import type { Stats } from '@feedbot/feed-api-contract';
 import { FeedApiClient } from '../../src/api/client.js';
 import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
-import { commands } from '../../src/commands.js';
+import { createCommands } from '../../src/commands.js';
 import { KeyStore } from '../../src/keys/store.js';
 import { REDACT_PATHS } from '../../src/logger.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
@@ -70,6 +72,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
   });
   const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger });
   const discord = createTestDiscord();
+  const commands = createCommands();
   const router = createRouter(commands, {
     api: client,
     keys,
@@ -99,6 +102,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     },
     async close() {
       await router.drain();
+      for (const command of commands) command.dispose?.();
       await discord.destroy();
       await keys.close();
       await agent.close();
@@ -106,6 +110,31 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     },
   };
 }
+
+export interface BotFixtures {
+  /** Options for `bot`; a describe block changes them with `botTest.override({ harness: {…} })`. */
+  harness: HarnessOptions;
+  /** Whether `bot` starts with TEST_KEY stored for GUILD_ID. */
+  withKey: boolean;
+  /** A harness for one test; afterwards every mocked API answer must have been used. */
+  bot: BotHarness;
+}
+
+/** `botTest('…', async ({ bot }) => …)`: a test that gets a fresh bot harness, closed after it. */
+export const botTest = test.extend<BotFixtures>({
+  harness: {},
+  withKey: true,
+  bot: async ({ harness, withKey }, use) => {
+    const h = await createBotHarness(harness);
+    try {
+      if (withKey) await h.setKey();
+      await use(h);
+      h.agent.assertNoPendingInterceptors();
+    } finally {
+      await h.close();
+    }
+  },
+});
 
 /** Standard rate-limit headers for mocked API answers. */
 export function rl(remaining = 99, resetInSeconds = 60): Record<string, string> {
@@ -140,3 +169,18 @@ export const sampleFeeds = {
   total: 2,
   plan: 'server',
 };
+
+/** A valid GET /stats body for GUILD_ID (or `servidor`), with nothing forwarded yet. */
+export function sampleStats(overrides: Partial<Stats> = {}): Stats {
+  return {
+    servidor: GUILD_ID,
+    plan: 'server',
+    feedsActivos: 0,
+    feedsPausados: 0,
+    postsHoy: 0,
+    postsEstaSemana: 0,
+    cuentaMasActiva: null,
+    ultimaActividad: null,
+    ...overrides,
+  };
+}

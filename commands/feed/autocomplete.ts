@@ -1,0 +1,54 @@
+/**
+ * Feed id suggestions for /feed delete and /feed posts, matched on id, account or channel name.
+ */
+import type { AutocompleteInteraction } from 'discord.js';
+import type { FeedListItem } from '@feedbot/feed-api-contract';
+import type { HandlerContext } from '../../src/bot/context.js';
+import { AUTOCOMPLETE_BUDGET_MS } from '../../src/bot/router.js';
+import { feedChoiceName } from '../../src/render/feeds.js';
+import { Limits } from '../../src/render/style.js';
+
+function matches(feed: FeedListItem, query: string, channelName: string | undefined): boolean {
+  if (!query) return true;
+  const q = query.toLowerCase().replace(/^[#@]/, '');
+  return (
+    String(feed.id).startsWith(q) ||
+    feed.cuenta.toLowerCase().includes(q) ||
+    (channelName?.toLowerCase().includes(q) ?? false)
+  );
+}
+
+/**
+ * Choices come from the per-guild cache. On a miss the list is fetched, but the answer waits at
+ * most until the autocomplete budget runs out; the fetch still fills the cache for the next key.
+ */
+export async function autocomplete(interaction: AutocompleteInteraction, ctx: HandlerContext): Promise<void> {
+  const started = ctx.now();
+  const guildId = interaction.guildId;
+  if (!guildId) return interaction.respond([]);
+  let feeds = ctx.services.api.cachedFeeds(guildId);
+  if (!feeds) {
+    const stored = await ctx.services.keys.get(guildId);
+    if (!stored) return interaction.respond([]);
+    const budget = Math.max(0, AUTOCOMPLETE_BUDGET_MS - (ctx.now() - started));
+    let timer: NodeJS.Timeout | undefined;
+    const fetched = ctx.services.api.listFeeds({ apiKey: stored.apiKey, guildId }).catch((error: unknown) => {
+      ctx.services.logger.debug({ err: error, guild: guildId }, 'autocomplete could not load the feed list');
+      return undefined;
+    });
+    feeds = await Promise.race([
+      fetched,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), budget);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  const query = String(interaction.options.getFocused() ?? '').trim();
+  const channels = interaction.guild?.channels.cache;
+  const choices = (feeds?.feeds ?? [])
+    .filter((f) => matches(f, query, channels?.get(f.canal)?.name))
+    .slice(0, Limits.choices)
+    .map((f) => ({ name: feedChoiceName(ctx.t, f, channels?.get(f.canal)?.name), value: f.id }));
+  await interaction.respond(choices);
+}

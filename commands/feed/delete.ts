@@ -1,0 +1,120 @@
+/**
+ * /feed delete <id> — asks first: a private confirmation with Delete/Cancel that expires. Manage
+ * Server is required to ask, and checked again when Delete is pressed (it may have been revoked).
+ */
+import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
+import { customId, int, oneOf, snowflake, type Decoded } from '../../src/bot/custom-id.js';
+import { UserError } from '../../src/bot/errors.js';
+import { localize } from '../../src/i18n/localize.js';
+import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
+
+const DEFAULT_CONFIRM_TTL_MS = 60_000;
+
+/** `expires` is in unix seconds: the confirmation is refused after it, whatever the buttons show. */
+export const deleteConfirmId = customId('feed:delete', {
+  answer: oneOf(['yes', 'no']),
+  id: int({ min: 1 }),
+  userId: snowflake,
+  expires: int({ min: 1 }),
+});
+type Confirmation = Omit<Decoded<typeof deleteConfirmId>, 'answer'>;
+
+const confirmationKey = (c: Confirmation) => `${c.id}:${c.userId}:${c.expires}`;
+
+export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
+  return localize(s.setName('delete'), { name: 'cmd.feed.delete.name', description: 'cmd.feed.delete.description' }).addIntegerOption((o) =>
+    localize(o.setName('id'), { name: 'opt.id.name', description: 'opt.id.delete.description' }).setRequired(true).setMinValue(1).setAutocomplete(true),
+  );
+}
+
+/** Timers that take an open confirmation's buttons away when it expires (components never do). */
+class ExpiryTimers {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  start(key: string, ms: number, onExpiry: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      onExpiry();
+    }, ms);
+    timer.unref?.();
+    this.timers.set(key, timer);
+  }
+
+  cancel(key: string): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+  }
+
+  /** On shutdown: confirmations left open just expire by their custom_id. */
+  dispose(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+export interface DeleteFeature {
+  subcommand: SlashDeclaration;
+  confirmButton: ComponentRoute<ButtonInteraction>;
+  dispose(): void;
+}
+
+/** One per running bot: the expiry timers belong to it. */
+export function createDeleteFeature(): DeleteFeature {
+  const timers = new ExpiryTimers();
+
+  const subcommand: SlashDeclaration = {
+    guildOnly: true,
+    requires: { permission: 'ManageGuild', action: 'deleteFeed' },
+    // The confirmation is private to the admin.
+    ephemeral: true,
+    async run(interaction, ctx) {
+      const id = interaction.options.getInteger('id', true);
+      // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
+      const feeds = await ctx.call((api, auth) => api.listFeeds(auth));
+      const feed = feeds.feeds.find((f) => f.id === id);
+      if (!feed) throw new UserError('error.notFound', { id });
+
+      const ttl = ctx.services.confirmTtlMs ?? DEFAULT_CONFIRM_TTL_MS;
+      const expires = new Date(ctx.now() + ttl);
+      const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000) };
+      const t = ctx.t;
+      await ctx.respond.send(
+        deleteConfirmation(t, feed, expires, {
+          confirm: deleteConfirmId.encode({ answer: 'yes', ...confirmation }),
+          cancel: deleteConfirmId.encode({ answer: 'no', ...confirmation }),
+        }),
+      );
+      timers.start(confirmationKey(confirmation), ttl, () => {
+        void interaction
+          .editReply({ embeds: [confirmationExpiredEmbed(t)], components: [] })
+          .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire a delete confirmation'));
+      });
+    },
+  };
+
+  const confirmButton = button({
+    id: deleteConfirmId,
+    guildOnly: true,
+    invokerOnly: true,
+    answer: 'update',
+    ephemeral: true,
+    async run(_interaction, ctx, { answer, ...confirmation }) {
+      timers.cancel(confirmationKey(confirmation));
+      if (ctx.now() > confirmation.expires * 1000) {
+        await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
+        return;
+      }
+      if (answer !== 'yes') {
+        await ctx.respond.send({ embeds: [deleteCancelledEmbed(ctx.t, confirmation.id)], components: [] });
+        return;
+      }
+      // Not a declared precondition: Cancel and an expired confirmation need no permission.
+      ctx.requireManageGuild('deleteFeed');
+      const result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
+      await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, result.mensaje)], components: [] });
+    },
+  });
+
+  return { subcommand, confirmButton, dispose: () => timers.dispose() };
+}

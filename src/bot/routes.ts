@@ -1,0 +1,97 @@
+/**
+ * Which declaration answers an interaction, and how its answer is sent. The subcommand is read
+ * once and a component's custom_id is decoded once, here; the handler a route carries checks the
+ * declared preconditions before it runs anything.
+ */
+import type { ButtonInteraction, Interaction, ModalSubmitInteraction } from 'discord.js';
+import type { CommandModule, ComponentRoute, Preconditions } from './command.js';
+import type { HandlerContext } from './context.js';
+import { customIdCommand, customIdPrefix } from './custom-id.js';
+import { ExpiredComponentError } from './errors.js';
+import { checkPreconditions } from './preconditions.js';
+import type { RepliableInteraction } from './responder.js';
+
+type Handler = (ctx: HandlerContext) => Promise<void>;
+
+export interface Route {
+  interaction: RepliableInteraction;
+  /** For the log line: `feed list`, `button feed:delete`, `modal apikey:set`. */
+  label: string;
+  mode: 'reply' | 'update';
+  ephemeral: boolean;
+  /** Absent when no command claims the interaction. */
+  handler: Handler | undefined;
+}
+
+export interface RouteTable {
+  commands: ReadonlyMap<string, CommandModule>;
+  /** Components by `<command>:<action>`. */
+  buttons: ReadonlyMap<string, ComponentRoute<ButtonInteraction>>;
+  modals: ReadonlyMap<string, ComponentRoute<ModalSubmitInteraction>>;
+}
+
+export function routeTable(commands: readonly CommandModule[]): RouteTable {
+  const byPrefix = <I>(pick: (c: CommandModule) => readonly ComponentRoute<I>[] | undefined) => {
+    const map = new Map<string, ComponentRoute<I>>();
+    for (const command of commands) {
+      for (const route of pick(command) ?? []) {
+        // A custom_id names its command first: that is how a stale one is told from a foreign one.
+        if (customIdCommand(route.prefix) !== command.data.name) throw new Error(`${route.prefix} does not start with ${command.data.name}:`);
+        if (map.has(route.prefix)) throw new Error(`Two components claim ${route.prefix}`);
+        map.set(route.prefix, route);
+      }
+    }
+    return map;
+  };
+  return {
+    commands: new Map(commands.map((c) => [c.data.name, c])),
+    buttons: byPrefix((c) => c.buttons),
+    modals: byPrefix((c) => c.modals),
+  };
+}
+
+function guarded(declared: Preconditions, run: Handler): Handler {
+  return async (ctx) => {
+    checkPreconditions(declared, ctx);
+    await run(ctx);
+  };
+}
+
+const expired: Handler = () => Promise.reject(new ExpiredComponentError());
+
+/** Which command handles an answerable interaction, and how its answer is sent. */
+export function routeFor(interaction: Interaction, table: RouteTable): Route | undefined {
+  if (interaction.isChatInputCommand()) {
+    const command = table.commands.get(interaction.commandName);
+    const sub = interaction.options.getSubcommand(false);
+    const subcommands = command?.subcommands;
+    const declaration = sub ? (subcommands && Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined) : command?.command;
+    return {
+      interaction,
+      label: sub ? `${interaction.commandName} ${sub}` : interaction.commandName,
+      mode: 'reply',
+      ephemeral: declaration?.ephemeral ?? true,
+      handler: declaration && guarded(declaration, (ctx) => declaration.run(interaction, ctx)),
+    };
+  }
+  if (interaction.isButton()) return componentRoute(interaction, 'button', table.buttons.get(customIdPrefix(interaction.customId)), table, 'update');
+  if (interaction.isModalSubmit()) return componentRoute(interaction, 'modal', table.modals.get(customIdPrefix(interaction.customId)), table, 'reply');
+  return undefined;
+}
+
+function componentRoute<I extends ButtonInteraction | ModalSubmitInteraction>(
+  interaction: I,
+  kind: 'button' | 'modal',
+  route: ComponentRoute<I> | undefined,
+  table: RouteTable,
+  defaultMode: 'update' | 'reply',
+): Route {
+  const label = `${kind} ${customIdPrefix(interaction.customId)}`;
+  if (!route) {
+    // A known command's unknown action is a component from an older version: expired.
+    const known = table.commands.has(customIdCommand(interaction.customId));
+    return { interaction, label, mode: defaultMode, ephemeral: true, handler: known ? expired : undefined };
+  }
+  const bound = route.bind(interaction);
+  return { interaction, label, mode: route.answer, ephemeral: route.ephemeral, handler: bound ? guarded(route, bound) : expired };
+}

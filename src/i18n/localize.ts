@@ -1,0 +1,61 @@
+/**
+ * Localizations for the command definitions sent to Discord, for every locale the catalogues
+ * serve (DISCORD_LOCALES): the one place that knows which locales exist.
+ */
+import type { APIApplicationCommandOptionChoice, LocalizationMap } from 'discord.js';
+import { DEFAULT_LANG, DISCORD_LOCALES, catalogues, translator, type Lang, type MessageKey, type Translator } from './index.js';
+
+const LANGS = Object.keys(DISCORD_LOCALES) as Lang[];
+
+/** A text that may be composed of several catalogue entries. */
+export type Text = MessageKey | ((t: Translator) => string);
+
+function render(text: Text, lang: Lang): string {
+  return typeof text === 'function' ? text(translator(lang)) : catalogues[lang][text];
+}
+
+function localizationMap(text: Text, langs: readonly Lang[]): LocalizationMap {
+  const map: LocalizationMap = {};
+  for (const lang of langs) for (const locale of DISCORD_LOCALES[lang]) map[locale] = render(text, lang);
+  return map;
+}
+
+/**
+ * Every locale, the default language's too: a command or option name defaults to its API word
+ * (`canal`), which English users should not see.
+ */
+export function localizations(text: Text): LocalizationMap {
+  return localizationMap(text, LANGS);
+}
+
+interface Localizable {
+  setNameLocalizations(map: LocalizationMap): unknown;
+  setDescription(description: string): unknown;
+  setDescriptionLocalizations(map: LocalizationMap): unknown;
+}
+
+/**
+ * Sets a builder's description (default language) and the localizations of its name and
+ * description: `localize(o.setName('canal'), { name: 'opt.canal.name', description: '…' })`.
+ */
+export function localize<B extends Localizable>(builder: B, keys: { name?: MessageKey; description: MessageKey }): B {
+  if (keys.name) builder.setNameLocalizations(localizations(keys.name));
+  builder.setDescription(render(keys.description, DEFAULT_LANG));
+  builder.setDescriptionLocalizations(localizations(keys.description));
+  return builder;
+}
+
+/**
+ * A choice named in the default language, localized for the other catalogues' locales (a choice
+ * has no API word to hide, so the default language's locales are left to its name).
+ */
+export function localizedChoice<V extends string | number>(label: Text, value: V): APIApplicationCommandOptionChoice<V> {
+  return {
+    name: render(label, DEFAULT_LANG),
+    name_localizations: localizationMap(
+      label,
+      LANGS.filter((lang) => lang !== DEFAULT_LANG),
+    ),
+    value,
+  } as APIApplicationCommandOptionChoice<V>;
+}

@@ -1,0 +1,31 @@
+/**
+ * Labels for values the API sends (states, content kinds), shared by every view: a value we know
+ * is translated, an unknown one is shown as the API sent it.
+ */
+import type { MessageKey, Translator } from '../i18n/index.js';
+import { plain, truncate } from './text.js';
+
+const KNOWN_STATES: Record<string, MessageKey> = { activo: 'state.activo', pausado: 'state.pausado' };
+const KNOWN_KINDS: Record<string, MessageKey> = { post: 'kind.post', reel: 'kind.reel', story: 'kind.story' };
+const KNOWN_KIND_SINGULAR: Record<string, MessageKey> = { post: 'kind.one.post', reel: 'kind.one.reel', story: 'kind.one.story' };
+
+/** A state we know gets a translated label; an unknown one is shown as the API sent it. */
+export function stateLabel(t: Translator, estado: string): string {
+  const key = KNOWN_STATES[estado];
+  return key ? t(key) : `\`${truncate(plain(estado), 40)}\``;
+}
+
+export function kindLabel(t: Translator, kind: string): string {
+  const key = KNOWN_KINDS[kind];
+  return key ? t(key) : truncate(plain(kind), 40);
+}
+
+/** One post's kind ("Reel"), for a post's own title. */
+export function singleKindLabel(t: Translator, kind: string): string {
+  const key = KNOWN_KIND_SINGULAR[kind];
+  return key ? t(key) : truncate(plain(kind), 40);
+}
+
+export function kindsLabel(t: Translator, kinds: readonly string[]): string {
+  return kinds.length ? kinds.map((k) => kindLabel(t, k)).join(t('kinds.separator')) : '—';
+}

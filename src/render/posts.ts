@@ -1,0 +1,89 @@
+/**
+ * /feed posts: one embed per post, packed into message-sized pages with a header line.
+ */
+import type { APIEmbed } from 'discord.js';
+import type { Post } from '@feedbot/feed-api-contract';
+import type { Translator } from '../i18n/index.js';
+import { kindLabel, singleKindLabel } from './labels.js';
+import { noticeEmbed } from './notice.js';
+import { pagerRows, type MessageRow } from './pager.js';
+import { Colors, Limits } from './style.js';
+import { embedLength, plain, safeHttpUrl, truncate, unixSeconds } from './text.js';
+
+/** Caption room per post: ten posts with their fields stay under the 6000-character limit. */
+const CAPTION_MAX = 400;
+
+export function postEmbed(t: Translator, post: Post): APIEmbed {
+  const caption = post.caption.trim() ? truncate(plain(post.caption), CAPTION_MAX) : t('posts.noCaption');
+  const embed: APIEmbed = {
+    title: truncate(`${singleKindLabel(t, post.tipo)} · ${plain(post.id)}`, Limits.title),
+    description: caption,
+    color: Colors.brand,
+    fields: [
+      { name: t('posts.field.published'), value: `<t:${unixSeconds(post.publicadoEn)}:f>`, inline: true },
+      {
+        name: t('posts.field.forwarded'),
+        value: `<t:${unixSeconds(post.publicadoDiscord)}:f> (<t:${unixSeconds(post.publicadoDiscord)}:R>)`,
+        inline: true,
+      },
+    ],
+    timestamp: new Date(post.publicadoEn).toISOString(),
+  };
+  const url = safeHttpUrl(post.postUrl);
+  if (url) embed.url = url;
+  const media = safeHttpUrl(post.mediaUrl);
+  if (media) embed.image = { url: media };
+  return embed;
+}
+
+/**
+ * Packs post embeds into messages: at most 10 embeds and 6000 characters each (the header line
+ * travels as message content, which has its own 2000 limit).
+ */
+export function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
+  const pages: APIEmbed[][] = [];
+  let page: APIEmbed[] = [];
+  let size = 0;
+  for (const embed of embeds) {
+    const len = embedLength(embed);
+    if (page.length > 0 && (page.length >= Limits.embedsPerMessage || size + len > Limits.charsPerMessage)) {
+      pages.push(page);
+      page = [];
+      size = 0;
+    }
+    page.push(embed);
+    size += len;
+  }
+  if (page.length > 0) pages.push(page);
+  return pages;
+}
+
+
+export interface PostsPageRequest {
+  feedId: number;
+  /** The kind filter the posts were asked with, if any. */
+  tipo: string | undefined;
+  /** 1-based; clamped to the pages there are. */
+  page: number;
+  /** The custom_id that shows another page. */
+  idFor: (page: number) => string;
+}
+
+/** One page of a feed's posts as a whole message (or a notice when there are none). */
+export function postsPage(t: Translator, posts: readonly Post[], req: PostsPageRequest): { content: string; embeds: APIEmbed[]; components: MessageRow[] } {
+  if (posts.length === 0) {
+    const message = req.tipo
+      ? t('posts.empty.kind', { id: req.feedId, kind: kindLabel(t, req.tipo) })
+      : t('posts.empty', { id: req.feedId });
+    return { content: '', embeds: [noticeEmbed(message)], components: [] };
+  }
+  const pages = paginatePosts(posts.map((p) => postEmbed(t, p)));
+  const page = Math.min(Math.max(1, req.page), pages.length);
+  const before = pages.slice(0, page - 1).reduce((n, p) => n + p.length, 0);
+  const embeds = pages[page - 1] ?? [];
+  return {
+    content: truncate(t('posts.header', { id: req.feedId, from: before + 1, to: before + embeds.length, total: posts.length }), Limits.content),
+    embeds,
+    components: pagerRows(t, page, pages.length, req.idFor),
+  };
+}

@@ -1,0 +1,32 @@
+/** The /stats embed. */
+import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
+import type { Stats } from '@feedbot/feed-api-contract';
+import type { MessageKey, Translator } from '../i18n/index.js';
+import { Colors, Limits } from './style.js';
+import { plain, truncate, unixSeconds } from './text.js';
+
+export function statsEmbed(t: Translator, stats: Stats): APIEmbed {
+  const none = t('stats.none');
+  const activity = stats.ultimaActividad && !Number.isNaN(Date.parse(stats.ultimaActividad))
+    ? `<t:${unixSeconds(stats.ultimaActividad)}:f> (<t:${unixSeconds(stats.ultimaActividad)}:R>)`
+    : none;
+  const field = (key: MessageKey, value: string, inline = true): APIEmbedField => ({
+    name: t(key),
+    value: truncate(value, Limits.fieldValue),
+    inline,
+  });
+  return {
+    title: t('stats.title'),
+    color: Colors.brand,
+    fields: [
+      field('stats.field.servidor', `\`${plain(stats.servidor)}\``),
+      field('stats.field.plan', plain(stats.plan)),
+      field('stats.field.feedsActivos', String(stats.feedsActivos)),
+      field('stats.field.feedsPausados', String(stats.feedsPausados)),
+      field('stats.field.postsHoy', String(stats.postsHoy)),
+      field('stats.field.postsEstaSemana', String(stats.postsEstaSemana)),
+      field('stats.field.cuentaMasActiva', stats.cuentaMasActiva ? `@${escapeMarkdown(plain(stats.cuentaMasActiva))}` : none),
+      field('stats.field.ultimaActividad', activity, false),
+    ],
+  };
+}
