@@ -1,5 +1,5 @@
 /**
- * The sandbox (src/sandbox) in a worker thread, so the feed API has its own event loop as a
+ * The sandbox (@feedbot/sandbox) in a worker thread, so the feed API has its own event loop as a
  * remote service would, and the bot's latencies measure the bot. The host talks to it through
  * bench/lib/sandbox.ts; every response the sandbox sends is counted by guild and status from its
  * own request log.

@@ -19,7 +19,8 @@ import { seededRandom, type Clock } from './clock.js';
 import { caption, postCode } from './content.js';
 import { generateApiKey, hashApiKey, maskApiKey } from './keys.js';
 import type { Simulator, TickOptions } from './simulator.js';
-import { PLANS, type FeedRecord, type KeyRecord, type Plan, type PostRecord, type SandboxStore, type ServerRecord } from './store.js';
+import { PLANS, type FeedRecord, type KeyRecord, type Plan, type PostRecord, type ServerRecord } from './records.js';
+import type { SandboxStore } from './store.js';
 
 export class AdminError extends Error {
   constructor(message: string) {

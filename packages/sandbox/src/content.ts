@@ -5,7 +5,7 @@
 import { randomInt as cryptoRandomInt } from 'node:crypto';
 import type { ContentKind } from '@feedbot/feed-api-contract';
 import { pick, randomInt, type Random } from './clock.js';
-import type { FeedRecord, PostRecord } from './store.js';
+import type { FeedRecord, PostRecord } from './records.js';
 
 const CODE_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const POST_CODE_PATTERN = /^[0-9A-Za-z]{11}$/;

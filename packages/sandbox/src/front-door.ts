@@ -7,9 +7,9 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { answerAndClose, ipBucket, rateLimitHeaders, rawJsonResponse } from './app.js';
 import { errorBody } from './errors.js';
-import type { FixedWindowLimiter } from './rate-limit.js';
+import { ipBucket, rateLimitHeaders, type FixedWindowLimiter } from './rate-limit.js';
+import { answerAndClose, rawJsonResponse } from './raw-response.js';
 
 const TLS_HANDSHAKE = 0x16;
 /** A connection that sends nothing is dropped after this long. */

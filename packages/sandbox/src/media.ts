@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import type { ContentKind } from '@feedbot/feed-api-contract';
-import type { PostRecord } from './store.js';
+import type { PostRecord } from './records.js';
 
 const SIZE = 320;
 

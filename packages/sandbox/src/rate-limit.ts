@@ -3,6 +3,7 @@
  * `resetAt` is its end, so `X-RateLimit-Reset` is an absolute Unix time as the spec asks (the
  * ready-made fastify limiter reports a relative reset, hence this module).
  */
+import { RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER } from '@feedbot/feed-api-contract';
 import type { Clock } from './clock.js';
 
 export interface RateLimitConfig {
@@ -85,4 +86,18 @@ export class FixedWindowLimiter {
 /** `X-RateLimit-Reset`: window end in whole Unix seconds, rounded up so it is never early. */
 export function resetHeaderValue(state: RateLimitState): number {
   return Math.ceil(state.resetAtMs / 1000);
+}
+
+/** The bucket of callers without a valid key: their address. */
+export function ipBucket(address: string | undefined): string {
+  return `ip:${address ?? 'unknown'}`;
+}
+
+/** The headers every response carries, whatever its status. */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    [RATE_LIMIT_REMAINING_HEADER]: String(state.remaining),
+    [RATE_LIMIT_RESET_HEADER]: String(resetHeaderValue(state)),
+    'X-RateLimit-Limit': String(state.limit),
+  };
 }

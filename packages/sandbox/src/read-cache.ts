@@ -10,7 +10,7 @@
  *
  * Cached values are frozen: they are shared by every request that reads them.
  */
-import type { FeedRecord, KeyIdentity } from './store.js';
+import type { FeedRecord, KeyIdentity } from './records.js';
 
 /** Past this many entries the cache starts over (one key per server: only huge data sets reach it). */
 const MAX_ENTRIES = 20_000;

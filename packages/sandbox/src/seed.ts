@@ -6,7 +6,8 @@
 import type { ContentKind, FeedState } from '@feedbot/feed-api-contract';
 import { randomInt, seededRandom, type Clock } from './clock.js';
 import { generatedPost } from './content.js';
-import type { Plan, SandboxStore } from './store.js';
+import type { Plan } from './records.js';
+import type { SandboxStore } from './store.js';
 
 export const DEMO_GUILD_ID = '1100000000000000001';
 /** A guild on the `free` plan: its key authenticates but gets 403 plan_required. */

@@ -5,7 +5,8 @@
 import type { Logger } from './log.js';
 import { seededRandom, type Clock, type Random } from './clock.js';
 import { generatedPost, postCode } from './content.js';
-import type { PostRecord, SandboxStore } from './store.js';
+import type { PostRecord } from './records.js';
+import type { SandboxStore } from './store.js';
 
 export interface SimulatorOptions {
   /** Chance that an active feed forwards a post on a tick (default 0.5). */

@@ -8,212 +8,22 @@
  * committed since the cache was filled (commit-watch.ts).
  */
 import type { ContentKind, FeedState, Scope } from '@feedbot/feed-api-contract';
-import { SCOPES } from '@feedbot/feed-api-contract';
 import { CommitWatch } from './commit-watch.js';
 import { Db, type SqlParam } from './db.js';
 import { ReadCache } from './read-cache.js';
-
-export const PLANS = ['free', 'pro', 'server'] as const;
-export type Plan = (typeof PLANS)[number];
-
-export interface ServerRecord {
-  guildId: string;
-  plan: Plan;
-  createdAt: string;
-}
-
-export interface KeyRecord {
-  guildId: string;
-  last4: string;
-  scopes: Scope[];
-  /** Requests per window for this key; null means the sandbox's configured limit. */
-  rateLimit: number | null;
-  createdAt: string;
-}
-
-/** What a valid key resolves to. */
-export interface KeyIdentity extends KeyRecord {
-  keyHash: string;
-  plan: Plan;
-}
-
-export interface FeedRecord {
-  id: number;
-  guildId: string;
-  cuenta: string;
-  canalId: string;
-  estado: FeedState;
-  tipos: ContentKind[];
-  filtros: unknown[];
-  creado: string;
-  ultimoPost: string | null;
-}
-
-export interface PostRecord {
-  code: string;
-  feedId: number;
-  guildId: string;
-  cuenta: string;
-  tipo: ContentKind;
-  caption: string;
-  publicadoEn: string;
-  publicadoDiscord: string;
-}
-
-export interface StatsRecord {
-  feedsActivos: number;
-  feedsPausados: number;
-  postsHoy: number;
-  postsEstaSemana: number;
-  cuentaMasActiva: string | null;
-  ultimaActividad: string | null;
-}
-
-/**
- * The cached reads, valid for one request: get them from `store.fresh()` when the request starts,
- * so that everything committed before it (by this process or another) is seen. Values are frozen.
- */
-export interface FreshReads {
-  keyByHash(keyHash: string): Promise<KeyIdentity | undefined>;
-  feeds(guildId: string): Promise<readonly FeedRecord[]>;
-}
-
-export type CreateFeedResult =
-  | { kind: 'created'; feed: FeedRecord }
-  | { kind: 'limit' }
-  | { kind: 'duplicate' }
-  | { kind: 'no_server' };
-
-export interface NewFeed {
-  cuenta: string;
-  canalId: string;
-  tipos: ContentKind[];
-  filtros: unknown[];
-  creado: string;
-  estado?: FeedState;
-}
-
-const SCHEMA_VERSION = 1;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS servers (
-  guild_id   TEXT PRIMARY KEY,
-  plan       TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS api_keys (
-  guild_id   TEXT PRIMARY KEY REFERENCES servers(guild_id) ON DELETE CASCADE,
-  key_hash   TEXT NOT NULL UNIQUE,
-  last4      TEXT NOT NULL,
-  scopes     TEXT NOT NULL,
-  rate_limit INTEGER,
-  created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS feeds (
-  id        INTEGER PRIMARY KEY AUTOINCREMENT,
-  guild_id  TEXT NOT NULL REFERENCES servers(guild_id) ON DELETE CASCADE,
-  cuenta    TEXT NOT NULL,
-  canal_id  TEXT NOT NULL,
-  estado    TEXT NOT NULL CHECK (estado IN ('activo', 'pausado')),
-  tipos     TEXT NOT NULL,
-  filtros   TEXT NOT NULL,
-  creado    TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS feeds_guild ON feeds(guild_id, id);
-CREATE TABLE IF NOT EXISTS posts (
-  seq               INTEGER PRIMARY KEY AUTOINCREMENT,
-  code              TEXT NOT NULL UNIQUE,
-  feed_id           INTEGER NOT NULL REFERENCES feeds(id) ON DELETE CASCADE,
-  guild_id          TEXT NOT NULL,
-  cuenta            TEXT NOT NULL,
-  tipo              TEXT NOT NULL,
-  caption           TEXT NOT NULL,
-  publicado_en      TEXT NOT NULL,
-  publicado_discord TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS posts_feed ON posts(feed_id, publicado_discord DESC, seq DESC);
-CREATE INDEX IF NOT EXISTS posts_guild ON posts(guild_id, publicado_discord);
-PRAGMA user_version = ${SCHEMA_VERSION};
-`;
-
-interface FeedRow {
-  id: number;
-  guild_id: string;
-  cuenta: string;
-  canal_id: string;
-  estado: FeedState;
-  tipos: string;
-  filtros: string;
-  creado: string;
-  ultimo_post: string | null;
-}
-
-interface PostRow {
-  code: string;
-  feed_id: number;
-  guild_id: string;
-  cuenta: string;
-  tipo: ContentKind;
-  caption: string;
-  publicado_en: string;
-  publicado_discord: string;
-}
-
-interface KeyRow {
-  guild_id: string;
-  key_hash: string;
-  last4: string;
-  scopes: string;
-  rate_limit: number | null;
-  created_at: string;
-  plan?: Plan;
-}
-
-const FEED_COLUMNS = `f.id, f.guild_id, f.cuenta, f.canal_id, f.estado, f.tipos, f.filtros, f.creado,
-  (SELECT MAX(p.publicado_discord) FROM posts p WHERE p.feed_id = f.id) AS ultimo_post`;
-
-function toFeed(row: FeedRow): FeedRecord {
-  return {
-    id: row.id,
-    guildId: row.guild_id,
-    cuenta: row.cuenta,
-    canalId: row.canal_id,
-    estado: row.estado,
-    tipos: JSON.parse(row.tipos) as ContentKind[],
-    filtros: JSON.parse(row.filtros) as unknown[],
-    creado: row.creado,
-    ultimoPost: row.ultimo_post,
-  };
-}
-
-function toPost(row: PostRow): PostRecord {
-  return {
-    code: row.code,
-    feedId: row.feed_id,
-    guildId: row.guild_id,
-    cuenta: row.cuenta,
-    tipo: row.tipo,
-    caption: row.caption,
-    publicadoEn: row.publicado_en,
-    publicadoDiscord: row.publicado_discord,
-  };
-}
-
-function parseScopes(text: string): Scope[] {
-  return text
-    .split(' ')
-    .filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
-}
-
-function toKey(row: KeyRow): KeyRecord {
-  return {
-    guildId: row.guild_id,
-    last4: row.last4,
-    scopes: parseScopes(row.scopes),
-    rateLimit: row.rate_limit,
-    createdAt: row.created_at,
-  };
-}
+import type {
+  CreateFeedResult,
+  FeedRecord,
+  FreshReads,
+  KeyIdentity,
+  KeyRecord,
+  NewFeed,
+  Plan,
+  PostRecord,
+  ServerRecord,
+  StatsRecord,
+} from './records.js';
+import { FEED_COLUMNS, KEY_COLUMNS, POST_COLUMNS, SCHEMA, SERVER_COLUMNS, toFeed, toKey, type FeedRow, type KeyRow } from './schema.js';
 
 export interface StoreOptions {
   /** Default true; false: notice other processes' commits with data_version round trips only (tests). */
@@ -278,16 +88,21 @@ export class SandboxStore {
     }
   }
 
+  /** A write that touches at most one row: whether it did. */
+  private async writeOne(guildId: string, sql: string, params: SqlParam[]): Promise<boolean> {
+    return (await this.write(guildId, sql, params)).changes === 1;
+  }
+
   private async cachedKey(keyHash: string): Promise<KeyIdentity | undefined> {
     const hit = this.cache.key(keyHash);
     if (hit) return hit;
     const generation = this.cache.generation;
-    const row = await this.db.get<KeyRow & { plan: Plan }>(
-      `SELECT k.*, s.plan FROM api_keys k JOIN servers s ON s.guild_id = k.guild_id WHERE k.key_hash = ?`,
+    const row = await this.db.get<KeyRow & { keyHash: string; plan: Plan }>(
+      `SELECT ${KEY_COLUMNS}, k.key_hash AS keyHash, s.plan FROM api_keys k JOIN servers s ON s.guild_id = k.guild_id WHERE k.key_hash = ?`,
       [keyHash],
     );
     // Unknown keys are not remembered: random guesses must not fill memory.
-    return row && this.cache.putKey(generation, { ...toKey(row), keyHash: row.key_hash, plan: row.plan });
+    return row && this.cache.putKey(generation, toKey(row));
   }
 
   private async cachedFeeds(guildId: string): Promise<readonly FeedRecord[]> {
@@ -301,33 +116,24 @@ export class SandboxStore {
   // ─── Servers ────────────────────────────────────────────────────────────────────────────────
 
   /** Inserts the server; false when it already exists (its plan is left alone). */
-  async createServer(guildId: string, plan: Plan, createdAt: string): Promise<boolean> {
-    const result = await this.write(
+  createServer(guildId: string, plan: Plan, createdAt: string): Promise<boolean> {
+    return this.writeOne(
       guildId,
       'INSERT INTO servers (guild_id, plan, created_at) VALUES (?, ?, ?) ON CONFLICT(guild_id) DO NOTHING',
       [guildId, plan, createdAt],
     );
-    return result.changes === 1;
   }
 
-  async setPlan(guildId: string, plan: Plan): Promise<boolean> {
-    const result = await this.write(guildId, 'UPDATE servers SET plan = ? WHERE guild_id = ?', [plan, guildId]);
-    return result.changes === 1;
+  setPlan(guildId: string, plan: Plan): Promise<boolean> {
+    return this.writeOne(guildId, 'UPDATE servers SET plan = ? WHERE guild_id = ?', [plan, guildId]);
   }
 
-  async getServer(guildId: string): Promise<ServerRecord | undefined> {
-    const row = await this.db.get<{ guild_id: string; plan: Plan; created_at: string }>(
-      'SELECT guild_id, plan, created_at FROM servers WHERE guild_id = ?',
-      [guildId],
-    );
-    return row && { guildId: row.guild_id, plan: row.plan, createdAt: row.created_at };
+  getServer(guildId: string): Promise<ServerRecord | undefined> {
+    return this.db.get<ServerRecord>(`SELECT ${SERVER_COLUMNS} FROM servers WHERE guild_id = ?`, [guildId]);
   }
 
-  async listServers(): Promise<ServerRecord[]> {
-    const rows = await this.db.all<{ guild_id: string; plan: Plan; created_at: string }>(
-      'SELECT guild_id, plan, created_at FROM servers ORDER BY guild_id',
-    );
-    return rows.map((row) => ({ guildId: row.guild_id, plan: row.plan, createdAt: row.created_at }));
+  listServers(): Promise<ServerRecord[]> {
+    return this.db.all<ServerRecord>(`SELECT ${SERVER_COLUMNS} FROM servers ORDER BY guild_id`);
   }
 
   // ─── Keys ───────────────────────────────────────────────────────────────────────────────────
@@ -343,13 +149,12 @@ export class SandboxStore {
     );
   }
 
-  async deleteKey(guildId: string): Promise<boolean> {
-    const result = await this.write(guildId, 'DELETE FROM api_keys WHERE guild_id = ?', [guildId]);
-    return result.changes === 1;
+  deleteKey(guildId: string): Promise<boolean> {
+    return this.writeOne(guildId, 'DELETE FROM api_keys WHERE guild_id = ?', [guildId]);
   }
 
   async getKey(guildId: string): Promise<KeyRecord | undefined> {
-    const row = await this.db.get<KeyRow>('SELECT * FROM api_keys WHERE guild_id = ?', [guildId]);
+    const row = await this.db.get<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.guild_id = ?`, [guildId]);
     return row && toKey(row);
   }
 
@@ -407,14 +212,12 @@ export class SandboxStore {
     return duplicate ? { kind: 'duplicate' } : { kind: 'limit' };
   }
 
-  async deleteFeed(guildId: string, id: number): Promise<boolean> {
-    const result = await this.write(guildId, 'DELETE FROM feeds WHERE guild_id = ? AND id = ?', [guildId, id]);
-    return result.changes === 1;
+  deleteFeed(guildId: string, id: number): Promise<boolean> {
+    return this.writeOne(guildId, 'DELETE FROM feeds WHERE guild_id = ? AND id = ?', [guildId, id]);
   }
 
-  async setFeedState(guildId: string, id: number, estado: FeedState): Promise<boolean> {
-    const result = await this.write(guildId, 'UPDATE feeds SET estado = ? WHERE guild_id = ? AND id = ?', [estado, guildId, id]);
-    return result.changes === 1;
+  setFeedState(guildId: string, id: number, estado: FeedState): Promise<boolean> {
+    return this.writeOne(guildId, 'UPDATE feeds SET estado = ? WHERE guild_id = ? AND id = ?', [estado, guildId, id]);
   }
 
   // ─── Posts ──────────────────────────────────────────────────────────────────────────────────
@@ -430,24 +233,22 @@ export class SandboxStore {
   }
 
   /** Newest first by forwarding time; insertion order breaks ties. */
-  async listPosts(guildId: string, feedId: number, limit: number, tipo?: ContentKind): Promise<PostRecord[]> {
-    const params: (string | number)[] = [guildId, feedId];
+  listPosts(guildId: string, feedId: number, limit: number, tipo?: ContentKind): Promise<PostRecord[]> {
+    const params: SqlParam[] = [guildId, feedId];
     let filter = '';
     if (tipo) {
       filter = ' AND tipo = ?';
       params.push(tipo);
     }
     params.push(limit);
-    const rows = await this.db.all<PostRow>(
-      `SELECT * FROM posts WHERE guild_id = ? AND feed_id = ?${filter} ORDER BY publicado_discord DESC, seq DESC LIMIT ?`,
+    return this.db.all<PostRecord>(
+      `SELECT ${POST_COLUMNS} FROM posts WHERE guild_id = ? AND feed_id = ?${filter} ORDER BY publicado_discord DESC, seq DESC LIMIT ?`,
       params,
     );
-    return rows.map(toPost);
   }
 
-  async getPostByCode(code: string): Promise<PostRecord | undefined> {
-    const row = await this.db.get<PostRow>('SELECT * FROM posts WHERE code = ?', [code]);
-    return row && toPost(row);
+  getPostByCode(code: string): Promise<PostRecord | undefined> {
+    return this.db.get<PostRecord>(`SELECT ${POST_COLUMNS} FROM posts WHERE code = ?`, [code]);
   }
 
   /**
@@ -456,13 +257,7 @@ export class SandboxStore {
    * last, then alphabetical.
    */
   async stats(guildId: string, dayStart: string, weekStart: string): Promise<StatsRecord> {
-    const counts = await this.db.get<{
-      activos: number;
-      pausados: number;
-      hoy: number;
-      semana: number;
-      ultima: string | null;
-    }>(
+    const counts = await this.db.get<{ activos: number; pausados: number; hoy: number; semana: number; ultima: string | null }>(
       `SELECT
          (SELECT COUNT(*) FROM feeds WHERE guild_id = ?1 AND estado = 'activo') AS activos,
          (SELECT COUNT(*) FROM feeds WHERE guild_id = ?1 AND estado = 'pausado') AS pausados,

@@ -2,12 +2,18 @@
  * Shared test plumbing: a sandbox in a temporary data folder and an HTTPS client that trusts its
  * certificate the way the bot does (as a CA, never with certificate checks turned off).
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { FeedListResponseSchema, type FeedListItem } from '@feedbot/feed-api-contract';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../src/index.js';
+
+/** The package folder: its CLIs run from their sources, resolving workspace packages to theirs. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface TestSandbox extends RunningSandbox {
   agent: Agent;
@@ -76,6 +82,24 @@ export async function startTestSandbox(options: Partial<SandboxOptions> = {}): P
   };
 }
 
+/**
+ * One sandbox for every test of the calling file: started before the first, disposed after the
+ * last. Call the returned function inside tests (or hooks) to reach it.
+ */
+export function sharedTestSandbox(options: Partial<SandboxOptions> = {}): () => TestSandbox {
+  let current: TestSandbox | undefined;
+  beforeAll(async () => {
+    current = await startTestSandbox(options);
+  });
+  afterAll(async () => {
+    await current?.dispose();
+  });
+  return () => {
+    if (!current) throw new Error('the shared sandbox only runs while the tests of its file do');
+    return current;
+  };
+}
+
 /** Both rate-limit headers, as non-negative integers; returns them. */
 export function expectRateHeaders(res: Pick<ApiResponse, 'headers'>): { remaining: number; reset: number } {
   const remaining = res.headers['x-ratelimit-remaining'];
@@ -97,5 +121,28 @@ export function expectErrorBody(res: ApiResponse, codigo?: string): { codigo: st
   return body.error as { codigo: string; mensaje: string };
 }
 
+/** GET /feeds with `key`, which must answer 200: the listed feeds. */
+export async function listFeedsOverHttps(sb: TestSandbox, key: string): Promise<FeedListItem[]> {
+  const res = await sb.call('GET', '/feeds', { key });
+  expect(res.status).toBe(200);
+  return FeedListResponseSchema.parse(res.json).feeds;
+}
+
 export const ALL_SCOPES = ['feeds:read', 'feeds:write', 'stats:read'] as const;
 export const CHANNEL = '1100000000000000042';
+
+/** The admin CLI as its own process (what `npm run sandbox:admin -- <args>` runs) over `dataDir`. */
+export function runCliProcess(args: string[], dataDir: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--conditions=@feedbot/source', '--import', 'tsx', 'src/cli.ts', ...args, '--data-dir', dataDir], {
+      cwd: PACKAGE_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}

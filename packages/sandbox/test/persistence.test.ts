@@ -3,35 +3,16 @@
  * kept (or supplied, or renewed), the admin CLI over the same folder, and `npm run sandbox`.
  */
 import { spawn } from 'node:child_process';
-import { copyFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generate } from 'selfsigned';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { createLogger } from '../src/log.js';
 import { Db } from '../src/db.js';
 import { DEMO_GUILD_ID, DEMO_KEY_FILE, parseSandboxEnv, runCli, startDemoSandbox } from '../src/index.js';
 import { hashApiKey } from '../src/keys.js';
-import { ALL_SCOPES, CHANNEL, expectErrorBody, startTestSandbox, tempDir, type TestSandbox } from './helpers.js';
-
-/** The package folder: its CLIs run from their sources, resolving workspace packages to theirs. */
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function dataDir(): Promise<string> {
-  const dir = await tempDir();
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function start(dir: string, options: Parameters<typeof startTestSandbox>[0] = {}): Promise<TestSandbox> {
-  const sb = await startTestSandbox({ dataDir: dir, ...options });
-  cleanups.push(() => sb.dispose());
-  return sb;
-}
+import { test } from './fixtures.js';
+import { ALL_SCOPES, CHANNEL, PACKAGE_ROOT, expectErrorBody, runCliProcess } from './helpers.js';
 
 function captureLogs(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];
@@ -39,9 +20,9 @@ function captureLogs(): { lines: string[]; logger: ReturnType<typeof createLogge
 }
 
 describe('persistence', () => {
-  it('servers, keys, feeds, states, posts and deletions survive a restart; the certificate is kept', async () => {
-    const dir = await dataDir();
-    const first = await start(dir);
+  test('servers, keys, feeds, states, posts and deletions survive a restart; the certificate is kept', async ({ makeDataDir, startSandbox }) => {
+    const dir = await makeDataDir();
+    const first = await startSandbox({ dataDir: dir });
     const { guildId, key } = await first.admin.createScratchServer(ALL_SCOPES);
     const kept = await first.admin.createFeed(guildId, { cuenta: 'nasa', canalId: CHANNEL, tipos: ['post'] });
     const paused = await first.admin.createFeed(guildId, { cuenta: 'esa', canalId: CHANNEL, tipos: ['reel'] });
@@ -53,7 +34,7 @@ describe('persistence', () => {
     const cert = first.caPem;
     await first.dispose();
 
-    const second = await start(dir);
+    const second = await startSandbox({ dataDir: dir });
     expect(second.caPem).toBe(cert);
     expect(second.caFile).toBe(join(dir, 'cert.pem'));
     const after = await second.call('GET', '/feeds', { key });
@@ -71,9 +52,9 @@ describe('persistence', () => {
     expect((created.json as { id: number }).id).toBeGreaterThan(deleted.id);
   });
 
-  it('stores keys only as SHA-256 hashes: the plaintext appears in no file of the data folder', async () => {
-    const dir = await dataDir();
-    const sb = await start(dir);
+  test('stores keys only as SHA-256 hashes: the plaintext appears in no file of the data folder', async ({ makeDataDir, startSandbox }) => {
+    const dir = await makeDataDir();
+    const sb = await startSandbox({ dataDir: dir });
     const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const regenerated = await sb.admin.generateKey(guildId, ['feeds:read']);
     expect((await sb.call('GET', '/feeds', { key: regenerated })).status).toBe(200);
@@ -95,21 +76,21 @@ describe('persistence', () => {
     }
   });
 
-  it('uses a certificate supplied by path, and creates none in the data folder', async () => {
-    const source = await start(await dataDir());
-    const certDir = await dataDir();
+  test('uses a certificate supplied by path, and creates none in the data folder', async ({ makeDataDir, startSandbox }) => {
+    const source = await startSandbox();
+    const certDir = await makeDataDir();
     await copyFile(join(source.dataDir, 'cert.pem'), join(certDir, 'my-cert.pem'));
     await copyFile(join(source.dataDir, 'key.pem'), join(certDir, 'my-key.pem'));
-    const dir = await dataDir();
-    const sb = await start(dir, { tls: { certFile: join(certDir, 'my-cert.pem'), keyFile: join(certDir, 'my-key.pem') } });
+    const dir = await makeDataDir();
+    const sb = await startSandbox({ dataDir: dir, tls: { certFile: join(certDir, 'my-cert.pem'), keyFile: join(certDir, 'my-key.pem') } });
     expect(sb.caFile).toBe(join(certDir, 'my-cert.pem'));
     expect(sb.caPem).toBe(source.caPem);
     expect((await sb.call('GET', '/health')).status).toBe(200);
     expect(await readdir(dir)).not.toContain('cert.pem');
   });
 
-  it('replaces an expired certificate in the data folder; keeps the private key private', async () => {
-    const dir = await dataDir();
+  test('replaces an expired certificate in the data folder; keeps the private key private', async ({ makeDataDir, startSandbox }) => {
+    const dir = await makeDataDir();
     const old = await generate([{ name: 'commonName', value: 'old' }], {
       keyType: 'ec',
       notBeforeDate: new Date(Date.now() - 3 * 86_400_000),
@@ -117,7 +98,7 @@ describe('persistence', () => {
     });
     await writeFile(join(dir, 'cert.pem'), old.cert);
     await writeFile(join(dir, 'key.pem'), old.private);
-    const sb = await start(dir);
+    const sb = await startSandbox({ dataDir: dir });
     expect(sb.caPem).not.toBe(old.cert);
     expect((await sb.call('GET', '/health')).status).toBe(200);
     expect((await stat(join(dir, 'key.pem'))).mode & 0o777).toBe(0o600);
@@ -134,9 +115,9 @@ describe('admin CLI', () => {
     };
   }
 
-  it('creates servers, generates keys with scopes, pauses and resumes feeds — seen at once by a running sandbox', async () => {
-    const dir = await dataDir();
-    const sb = await start(dir);
+  test('creates servers, generates keys with scopes, pauses and resumes feeds — seen at once by a running sandbox', async ({ makeDataDir, startSandbox }) => {
+    const dir = await makeDataDir();
+    const sb = await startSandbox({ dataDir: dir });
     const run = cli(dir);
     const guild = '1234567890123456789';
 
@@ -177,8 +158,8 @@ describe('admin CLI', () => {
     expectErrorBody(await sb.call('GET', '/feeds', { key: newKey }), 'invalid_api_key');
   });
 
-  it('rejects bad input with a message and a non-zero exit code', async () => {
-    const run = cli(await dataDir());
+  test('rejects bad input with a message and a non-zero exit code', async ({ makeDataDir }) => {
+    const run = cli(await makeDataDir());
     expect((await run('server:create', 'not-a-guild')).code).toBe(1);
     expect((await run('server:create', '1234567890123456789', '--plan', 'gold')).code).toBe(1);
     expect((await run('key:generate', '1234567890123456789')).err).toContain('create it first');
@@ -194,32 +175,20 @@ describe('admin CLI', () => {
     expect(help.out).toContain('key:generate');
   });
 
-  it('runs as its own process (npm run sandbox:admin)', async () => {
-    const dir = await dataDir();
-    const result = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--conditions=@feedbot/source', '--import', 'tsx', 'src/cli.ts', 'seed', '--seed', '3', '--data-dir', dir], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 30_000,
-      });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, out }));
-    });
+  test('runs as its own process (npm run sandbox:admin)', async ({ makeDataDir }) => {
+    const result = await runCliProcess(['seed', '--seed', '3'], await makeDataDir());
     expect(result.out).toMatch(/seeded 5 feeds and \d+ posts/);
     expect(result.code).toBe(0);
   });
 });
 
 describe('npm run sandbox (demo)', () => {
-  it('prints the URL, the CA file and a working full-scope demo key; writes it 0600; never logs it; a restart replaces it', async () => {
-    const dir = await dataDir();
+  test('prints the URL, the CA file and a working full-scope demo key; writes it 0600; never logs it; a restart replaces it', async ({ makeDataDir }) => {
+    const dir = await makeDataDir();
     const env = parseSandboxEnv({ SANDBOX_DATA_DIR: dir, SANDBOX_PORT: '0', SANDBOX_SIMULATE_MS: '0' });
     const { lines, logger } = captureLogs();
     const demo = await startDemoSandbox(env, logger);
-    cleanups.push(() => demo.sandbox.close());
+    onTestFinished(() => demo.sandbox.close());
     const { sandbox, demoKey, banner } = demo;
     expect(banner).toContain(sandbox.url);
     expect(banner).toContain(sandbox.caFile);
@@ -245,7 +214,7 @@ describe('npm run sandbox (demo)', () => {
     await demo.sandbox.close();
 
     const restarted = await startDemoSandbox(env, logger);
-    cleanups.push(() => restarted.sandbox.close());
+    onTestFinished(() => restarted.sandbox.close());
     expect(restarted.demoKey).not.toBe(demoKey);
     const retry = new (await import('undici')).Agent({ connect: { ca: restarted.sandbox.caPem } });
     try {
@@ -264,15 +233,15 @@ describe('npm run sandbox (demo)', () => {
     }
   });
 
-  it('starts with one command and prints the banner', async () => {
-    const dir = await dataDir();
+  test('starts with one command and prints the banner', async ({ makeDataDir }) => {
+    const dir = await makeDataDir();
     const child = spawn(process.execPath, ['--conditions=@feedbot/source', '--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
+      cwd: PACKAGE_ROOT,
       env: { ...process.env, SANDBOX_DATA_DIR: dir, SANDBOX_PORT: '0', SANDBOX_SIMULATE_MS: '0', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    cleanups.push(async () => {
+    onTestFinished(async () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     });

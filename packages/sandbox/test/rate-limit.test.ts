@@ -2,10 +2,11 @@
  * The spec's Limits table: 100 requests per minute per key, 429 over it, and
  * X-RateLimit-Remaining / X-RateLimit-Reset (Unix seconds) on every response.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/index.js';
 import { FixedWindowLimiter, resetHeaderValue } from '../src/rate-limit.js';
-import { ALL_SCOPES, CHANNEL, expectErrorBody, expectRateHeaders, startTestSandbox, type TestSandbox } from './helpers.js';
+import { test } from './fixtures.js';
+import { ALL_SCOPES, CHANNEL, expectErrorBody, expectRateHeaders } from './helpers.js';
 
 const T0 = Date.parse('2026-03-04T10:00:00.250Z');
 
@@ -44,15 +45,9 @@ describe('FixedWindowLimiter', () => {
 });
 
 describe('per-key limit over HTTPS', () => {
-  let sb: TestSandbox | undefined;
-  afterEach(async () => {
-    await sb?.dispose();
-    sb = undefined;
-  });
-
-  it('100 requests pass, request 101 in the same window is 429, and the key recovers at the reset', async () => {
+  test('100 requests pass, request 101 in the same window is 429, and the key recovers at the reset', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock });
+    const sb = await startSandbox({ clock });
     const { key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const resets = new Set<number>();
     for (let i = 1; i <= 100; i++) {
@@ -83,8 +78,8 @@ describe('per-key limit over HTTPS', () => {
     expect(after.reset).toBe(headers.reset + 60);
   });
 
-  it('recovers on the real clock too, at the advertised X-RateLimit-Reset', async () => {
-    sb = await startTestSandbox({ rateLimit: { limit: 2, windowMs: 1000 } });
+  test('recovers on the real clock too, at the advertised X-RateLimit-Reset', async ({ startSandbox }) => {
+    const sb = await startSandbox({ rateLimit: { limit: 2, windowMs: 1000 } });
     const { key } = await sb.admin.createScratchServer(ALL_SCOPES);
     expect((await sb.call('GET', '/feeds', { key })).status).toBe(200);
     expect((await sb.call('GET', '/feeds', { key })).status).toBe(200);
@@ -97,9 +92,9 @@ describe('per-key limit over HTTPS', () => {
     expect((await sb.call('GET', '/feeds', { key })).status).toBe(200);
   });
 
-  it('every authenticated request counts, including 400, 403 and 404 answers', async () => {
+  test('every authenticated request counts, including 400, 403 and 404 answers', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 5 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 5 } });
     const { key } = await sb.admin.createScratchServer(['feeds:read']);
     const statuses: number[] = [];
     statuses.push((await sb.call('GET', '/feeds/abc/posts', { key })).status);
@@ -114,9 +109,9 @@ describe('per-key limit over HTTPS', () => {
     expectErrorBody(await sb.call('GET', '/stats', { key }), 'rate_limited');
   });
 
-  it('keys are limited separately; a regenerated key starts a fresh window', async () => {
+  test('keys are limited separately; a regenerated key starts a fresh window', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 2 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 2 } });
     const a = await sb.admin.createScratchServer(ALL_SCOPES);
     const b = await sb.admin.createScratchServer(ALL_SCOPES);
     await sb.call('GET', '/feeds', { key: a.key });
@@ -129,9 +124,9 @@ describe('per-key limit over HTTPS', () => {
     expect(expectRateHeaders(res).remaining).toBe(1);
   });
 
-  it('the limit and window are configurable, and a key may carry its own limit (benchmarks)', async () => {
+  test('the limit and window are configurable, and a key may carry its own limit (benchmarks)', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 3, windowMs: 1000 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 3, windowMs: 1000 } });
     const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const first = await sb.call('GET', '/feeds', { key });
     expect(expectRateHeaders(first)).toEqual({ remaining: 2, reset: Math.ceil((T0 + 1000) / 1000) });
@@ -146,9 +141,9 @@ describe('per-key limit over HTTPS', () => {
     expect((await sb.admin.describeKey(guildId))?.rateLimit).toBe(1_000_000);
   });
 
-  it('callers without a valid key share a per-IP budget: 401s carry the headers, then 429', async () => {
+  test('callers without a valid key share a per-IP budget: 401s carry the headers, then 429', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 3 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 3 } });
     const remaining: number[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await sb.call('GET', '/feeds', { headers: { authorization: `Bearer fbk_${String(i).repeat(40)}` } });
@@ -164,9 +159,9 @@ describe('per-key limit over HTTPS', () => {
     expect((await sb.call('GET', '/feeds', { key })).status).toBe(200);
   });
 
-  it('public routes (OpenAPI, media) report the caller’s budget without spending it', async () => {
+  test('public routes (OpenAPI, media) report the caller’s budget without spending it', async ({ startSandbox }) => {
     const clock = new ManualClock(T0);
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 2 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 2 } });
     const { guildId } = await sb.admin.createScratchServer(ALL_SCOPES);
     const feed = await sb.admin.createFeed(guildId, { cuenta: 'nasa', canalId: CHANNEL, tipos: ['post'] });
     const post = await sb.admin.addPost(guildId, feed.id);

@@ -2,10 +2,11 @@
  * /stats arithmetic ("today" from 00:00 UTC, "this week" from Monday 00:00 UTC, counted by
  * publicadoDiscord), the simulator and the deterministic seed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostsResponseSchema, StatsSchema } from '@feedbot/feed-api-contract';
 import { DEMO_FREE_GUILD_ID, DEMO_GUILD_ID, ManualClock, startOfUtcDay, startOfUtcIsoWeek } from '../src/index.js';
-import { ALL_SCOPES, CHANNEL, startTestSandbox, type TestSandbox } from './helpers.js';
+import { test, type SandboxFixtures } from './fixtures.js';
+import { ALL_SCOPES, CHANNEL } from './helpers.js';
 
 const iso = (s: string) => new Date(s).toISOString();
 
@@ -22,20 +23,14 @@ describe('UTC day and ISO week', () => {
 });
 
 describe('GET /stats arithmetic', () => {
-  let sb: TestSandbox | undefined;
-  afterEach(async () => {
-    await sb?.dispose();
-    sb = undefined;
-  });
-
-  it('counts today and this week at the boundaries, picks the most active account, follows deletes and time', async () => {
+  test('counts today and this week at the boundaries, picks the most active account, follows deletes and time', async ({ startSandbox }) => {
     const clock = new ManualClock(Date.parse('2026-03-04T10:00:00.000Z')); // a Wednesday
-    sb = await startTestSandbox({ clock, rateLimit: { limit: 1000 } });
+    const sb = await startSandbox({ clock, rateLimit: { limit: 1000 } });
     const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const alpha = await sb.admin.createFeed(guildId, { cuenta: 'alpha', canalId: CHANNEL, tipos: ['post'] });
     const beta = await sb.admin.createFeed(guildId, { cuenta: 'beta', canalId: CHANNEL, tipos: ['post'] });
     const gamma = await sb.admin.createFeed(guildId, { cuenta: 'gamma', canalId: CHANNEL, tipos: ['post'] });
-    const add = (feedId: number, at: string) => sb!.admin.addPost(guildId, feedId, { publicadoDiscord: iso(at) });
+    const add = (feedId: number, at: string) => sb.admin.addPost(guildId, feedId, { publicadoDiscord: iso(at) });
 
     await add(alpha.id, '2026-03-04T09:59:59.999Z'); // today
     await add(alpha.id, '2026-03-04T00:00:00.000Z'); // today (first instant)
@@ -48,7 +43,7 @@ describe('GET /stats arithmetic', () => {
     await sb.admin.pauseFeed(guildId, gamma.id);
 
     const stats = async () => {
-      const res = await sb!.call('GET', '/stats', { key });
+      const res = await sb.call('GET', '/stats', { key });
       expect(res.status).toBe(200);
       return StatsSchema.parse(res.json);
     };
@@ -80,9 +75,9 @@ describe('GET /stats arithmetic', () => {
     expect(await stats()).toMatchObject({ feedsActivos: 2, feedsPausados: 0 });
   });
 
-  it('groups the most active account across feeds of the same account (case-insensitive)', async () => {
+  test('groups the most active account across feeds of the same account (case-insensitive)', async ({ startSandbox }) => {
     const clock = new ManualClock(Date.parse('2026-03-04T10:00:00.000Z'));
-    sb = await startTestSandbox({ clock });
+    const sb = await startSandbox({ clock });
     const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const nasa1 = await sb.admin.createFeed(guildId, { cuenta: 'nasa', canalId: CHANNEL, tipos: ['post'] });
     const nasa2 = await sb.admin.createFeed(guildId, { cuenta: 'NASA', canalId: '1100000000000000043', tipos: ['post'] });
@@ -97,15 +92,9 @@ describe('GET /stats arithmetic', () => {
 });
 
 describe('simulator', () => {
-  let sb: TestSandbox | undefined;
-  afterEach(async () => {
-    await sb?.dispose();
-    sb = undefined;
-  });
-
-  it('forwards posts for active feeds only, visible in posts and stats', async () => {
+  test('forwards posts for active feeds only, visible in posts and stats', async ({ startSandbox }) => {
     const clock = new ManualClock(Date.parse('2026-03-04T10:00:00.000Z'));
-    sb = await startTestSandbox({ clock });
+    const sb = await startSandbox({ clock });
     const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
     const active = await sb.admin.createFeed(guildId, { cuenta: 'nasa', canalId: CHANNEL, tipos: ['reel', 'story'] });
     const paused = await sb.admin.createFeed(guildId, { cuenta: 'esa', canalId: CHANNEL, tipos: ['post'] });
@@ -125,24 +114,18 @@ describe('simulator', () => {
     expect(StatsSchema.parse((await sb.call('GET', '/stats', { key })).json)).toMatchObject({ postsHoy: 3, cuentaMasActiva: 'nasa' });
   });
 
-  it('runs on its own timer when asked', async () => {
-    sb = await startTestSandbox({ simulate: { intervalMs: 20, probability: 1 } });
+  test('runs on its own timer when asked', async ({ startSandbox }) => {
+    const sb = await startSandbox({ simulate: { intervalMs: 20, probability: 1 } });
     const { guildId } = await sb.admin.createScratchServer(ALL_SCOPES);
     const feed = await sb.admin.createFeed(guildId, { cuenta: 'nasa', canalId: CHANNEL, tipos: ['post'] });
-    await expect.poll(async () => (await sb!.admin.listFeeds(guildId)).find((f) => f.id === feed.id)?.ultimoPost ?? null, { timeout: 5000 }).not.toBeNull();
+    await expect.poll(async () => (await sb.admin.listFeeds(guildId)).find((f) => f.id === feed.id)?.ultimoPost ?? null, { timeout: 5000 }).not.toBeNull();
   });
 });
 
 describe('deterministic seed', () => {
-  const sandboxes: TestSandbox[] = [];
-  afterEach(async () => {
-    for (const s of sandboxes.splice(0)) await s.dispose();
-  });
-
-  async function seededSnapshot(seed: number) {
+  async function seededSnapshot(startSandbox: SandboxFixtures['startSandbox'], seed: number) {
     const clock = new ManualClock(Date.parse('2026-03-04T10:00:00.000Z'));
-    const sb = await startTestSandbox({ clock, seed });
-    sandboxes.push(sb);
+    const sb = await startSandbox({ clock, seed });
     const key = await sb.admin.generateKey(DEMO_GUILD_ID, ALL_SCOPES);
     const feeds = (await sb.call('GET', '/feeds', { key })).json as { feeds: { id: number }[] };
     const posts = [];
@@ -154,10 +137,10 @@ describe('deterministic seed', () => {
     return { sb, feeds, posts, stats };
   }
 
-  it('the same seed and clock give the same data; another seed gives other posts', async () => {
-    const a = await seededSnapshot(7);
-    const b = await seededSnapshot(7);
-    const c = await seededSnapshot(8);
+  test('the same seed and clock give the same data; another seed gives other posts', async ({ startSandbox }) => {
+    const a = await seededSnapshot(startSandbox, 7);
+    const b = await seededSnapshot(startSandbox, 7);
+    const c = await seededSnapshot(startSandbox, 8);
     expect(b.feeds).toEqual(a.feeds);
     expect(b.posts).toEqual(a.posts);
     expect(b.stats).toEqual(a.stats);

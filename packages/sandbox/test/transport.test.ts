@@ -9,20 +9,14 @@ import { request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Agent, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SCOPES, CHANNEL, expectErrorBody, expectRateHeaders, startTestSandbox, type ApiResponse, type TestSandbox } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALL_SCOPES, CHANNEL, expectErrorBody, expectRateHeaders, sharedTestSandbox, startTestSandbox, type ApiResponse } from './helpers.js';
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox({ rateLimit: { limit: 1_000_000 } });
-});
-afterAll(async () => {
-  await sb?.dispose();
-});
+const sb = sharedTestSandbox({ rateLimit: { limit: 1_000_000 } });
 
 function plainHttp(path: string, headers: Record<string, string> = {}, body?: string): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: sb.port, path, method: body ? 'POST' : 'GET', headers, timeout: 5000 }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port: sb().port, path, method: body ? 'POST' : 'GET', headers, timeout: 5000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -46,8 +40,8 @@ function plainHttp(path: string, headers: Record<string, string> = {}, body?: st
 function rawExchange(bytes: string, useTls: boolean): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = useTls
-      ? tlsConnect({ host: '127.0.0.1', port: sb.port, ca: sb.caPem, servername: 'localhost' })
-      : netConnect({ host: '127.0.0.1', port: sb.port });
+      ? tlsConnect({ host: '127.0.0.1', port: sb().port, ca: sb().caPem, servername: 'localhost' })
+      : netConnect({ host: '127.0.0.1', port: sb().port });
     let received = '';
     const timer = setTimeout(() => {
       socket.destroy();
@@ -73,11 +67,11 @@ function parseRaw(raw: string): { status: number; headers: Record<string, string
 
 describe('TLS', () => {
   it('Node trusts the certificate from the CA file, for 127.0.0.1 and localhost, with verification on', async () => {
-    const ca = await readFile(sb.caFile, 'utf8');
+    const ca = await readFile(sb().caFile, 'utf8');
     const agent = new Agent({ connect: { ca } });
     try {
       for (const host of ['127.0.0.1', 'localhost']) {
-        const res = await request(`https://${host}:${sb.port}/health`, { dispatcher: agent });
+        const res = await request(`https://${host}:${sb().port}/health`, { dispatcher: agent });
         expect(res.statusCode).toBe(200);
         expect(await res.body.json()).toEqual({ ok: true });
       }
@@ -89,7 +83,7 @@ describe('TLS', () => {
   it('without trusting it, the connection fails: the certificate is really checked', async () => {
     const agent = new Agent();
     try {
-      const err = await request(`${sb.url}/health`, { dispatcher: agent }).catch((e: unknown) => e as Error & { code?: string });
+      const err = await request(`${sb().url}/health`, { dispatcher: agent }).catch((e: unknown) => e as Error & { code?: string });
       expect(err).toBeInstanceOf(Error);
       expect((err as { code?: string }).code).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
     } finally {
@@ -98,7 +92,7 @@ describe('TLS', () => {
   });
 
   it('works through NODE_EXTRA_CA_CERTS in a fresh Node process, as the bot uses it', async () => {
-    const script = `fetch(${JSON.stringify(`${sb.url}/health`)}).then(r => r.text()).then(t => { process.stdout.write(t); }, e => { process.stdout.write('ERR ' + (e.cause && e.cause.code)); process.exitCode = 1; })`;
+    const script = `fetch(${JSON.stringify(`${sb().url}/health`)}).then(r => r.text()).then(t => { process.stdout.write(t); }, e => { process.stdout.write('ERR ' + (e.cause && e.cause.code)); process.exitCode = 1; })`;
     const run = (env: NodeJS.ProcessEnv) =>
       new Promise<{ code: number | null; out: string }>((resolve, reject) => {
         const child = spawn(process.execPath, ['-e', script], { env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 15_000 });
@@ -108,7 +102,7 @@ describe('TLS', () => {
         child.on('close', (code) => resolve({ code, out }));
       });
     const { NODE_EXTRA_CA_CERTS: _ignored, ...baseEnv } = process.env;
-    const trusted = await run({ ...baseEnv, NODE_EXTRA_CA_CERTS: sb.caFile });
+    const trusted = await run({ ...baseEnv, NODE_EXTRA_CA_CERTS: sb().caFile });
     expect(trusted).toEqual({ code: 0, out: '{"ok":true}' });
     const untrusted = await run(baseEnv);
     expect(untrusted.code).toBe(1);
@@ -118,22 +112,22 @@ describe('TLS', () => {
 
 describe('plain HTTP is refused', () => {
   it('403 https_required in JSON, with rate-limit headers, for any path, and with a valid key', async () => {
-    const { key } = await sb.admin.createScratchServer(ALL_SCOPES);
+    const { key } = await sb().admin.createScratchServer(ALL_SCOPES);
     for (const path of ['/feeds', '/stats', '/feeds/1/posts?limite=5', '/openapi.json', '/']) {
       const res = await plainHttp(path, { authorization: `Bearer ${key}` });
       expect(res.status, path).toBe(403);
       expectErrorBody(res, 'https_required');
       expectRateHeaders(res);
       expect(res.headers.connection).toBe('close');
-      expect((res.json as { error: { mensaje: string } }).error.mensaje).toContain(sb.url);
+      expect((res.json as { error: { mensaje: string } }).error.mensaje).toContain(sb().url);
     }
   });
 
   it('a plain POST changes nothing', async () => {
-    const { guildId, key } = await sb.admin.createScratchServer(ALL_SCOPES);
+    const { guildId, key } = await sb().admin.createScratchServer(ALL_SCOPES);
     const res = await plainHttp('/feeds', { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, JSON.stringify({ cuenta: 'nasa', canalId: CHANNEL, tipos: ['post'] }));
     expect(res.status).toBe(403);
-    expect(await sb.admin.listFeeds(guildId)).toEqual([]);
+    expect(await sb().admin.listFeeds(guildId)).toEqual([]);
   });
 
   it('garbage that is neither TLS nor HTTP still gets a JSON answer with the headers', async () => {
