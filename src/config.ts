@@ -2,19 +2,79 @@
  * Configuration from environment variables, validated once at start-up. A bad environment stops
  * the bot with one message naming every problem — and never echoes a secret's value.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const httpsUrl = (name: string) =>
+/**
+ * A base URL with one of the given schemes. `URL.canParse` first: zod's own URL check accepts
+ * `127.0.0.1:8443` (its "scheme" is `127.0.0.1:`), and nothing below may throw. The value is
+ * never echoed: a URL can carry a password.
+ */
+const baseUrl = (name: string, schemes: readonly ('https' | 'http')[], example: string, hint = '') =>
   z
-    .string({ error: `${name} is required` })
+    .string({ error: `${name} is required, e.g. ${example}` })
     .trim()
-    .pipe(z.url({ error: `${name} must be a URL, e.g. https://api.example.com/v1` }))
-    .refine((u) => new URL(u).protocol === 'https:', {
-      error: `${name} must use https:// — the feed API refuses plain HTTP and keys must not travel in clear. For a self-signed certificate, trust it with NODE_EXTRA_CA_CERTS instead of turning TLS checks off.`,
+    .superRefine((value, ctx) => {
+      const problem = urlProblem(value, schemes);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${name} ${problem}, e.g. ${example}${hint}` });
     })
     .transform((u) => u.replace(/\/+$/, ''));
+
+function urlProblem(value: string, schemes: readonly string[]): string | undefined {
+  const wanted = schemes.map((s) => `${s}://`).join(' or ');
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return `must start with ${wanted}`;
+  if (!URL.canParse(value)) return 'is not a valid URL';
+  const url = new URL(value);
+  if (!schemes.includes(url.protocol.slice(0, -1))) return `must use ${wanted}`;
+  if (url.hostname === '') return 'has no host';
+  if (url.search || url.hash) return 'must not have a query or fragment';
+  return undefined;
+}
+
+const FEED_API_HTTPS_HINT =
+  ' (the feed API refuses plain HTTP and keys must not travel in clear; for a self-signed certificate set FEED_API_CA_FILE instead of turning TLS checks off)';
+
+/** Where to get a token, said whenever the token is the problem. */
+export const TOKEN_HELP = 'copy it from https://discord.com/developers/applications → your app → Bot → Reset Token';
+
+/**
+ * Bot tokens are three base64url parts; the first is the application id. Checking the shape here
+ * turns a pasted client secret, a "Bot " prefix or a truncated copy into a message at start-up
+ * instead of a failed login.
+ */
+const botToken = z
+  .string({ error: `DISCORD_TOKEN is required (${TOKEN_HELP})` })
+  .trim()
+  .superRefine((token, ctx) => {
+    const problem = /^bot\s/i.test(token)
+      ? 'must be the token alone, without the "Bot " prefix'
+      : !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token) || !applicationIdFromToken(token)
+        ? 'does not look like a bot token (three parts separated by dots, the first one the application id)'
+        : undefined;
+    if (problem) ctx.addIssue({ code: 'custom', message: `DISCORD_TOKEN ${problem}: ${TOKEN_HELP}` });
+  });
+
+/** A readable PEM file of CA certificates; its content is loaded once at start-up. */
+const caFile = z
+  .string()
+  .trim()
+  .transform((path, ctx) => {
+    let pem: string;
+    try {
+      pem = readFileSync(path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      ctx.addIssue({ code: 'custom', message: `FEED_API_CA_FILE cannot be read (${code}): give the path of a PEM certificate, e.g. the one \`npm run sandbox\` prints` });
+      return z.NEVER;
+    }
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+      ctx.addIssue({ code: 'custom', message: 'FEED_API_CA_FILE holds no PEM certificate (-----BEGIN CERTIFICATE-----)' });
+      return z.NEVER;
+    }
+    return { path, pem };
+  });
 
 const base64Secret = z
   .string({ error: 'KEY_ENCRYPTION_SECRET is required (run `npm run secret` to make one)' })
@@ -27,20 +87,14 @@ const base64Secret = z
 const snowflake = (name: string) => z.string().trim().regex(/^\d{17,20}$/, { error: `${name} must be a Discord id (17–20 digits)` });
 
 export const ConfigSchema = z.object({
-  DISCORD_TOKEN: z
-    .string({ error: 'DISCORD_TOKEN is required (the bot token from the Discord developer portal)' })
-    .trim()
-    .min(1, { error: 'DISCORD_TOKEN is required (the bot token from the Discord developer portal)' }),
+  DISCORD_TOKEN: botToken,
   DISCORD_APPLICATION_ID: snowflake('DISCORD_APPLICATION_ID').optional(),
-  FEED_API_URL: httpsUrl('FEED_API_URL'),
+  FEED_API_URL: baseUrl('FEED_API_URL', ['https'], 'https://api.example.com/v1', FEED_API_HTTPS_HINT),
+  FEED_API_CA_FILE: caFile.optional(),
   KEY_ENCRYPTION_SECRET: base64Secret,
   KEY_ENCRYPTION_SECRET_PREVIOUS: base64Secret.optional(),
   DATABASE_URL: z.string().trim().min(1).default('sqlite://./data/feedbot.sqlite'),
-  DISCORD_API_URL: z
-    .string()
-    .trim()
-    .pipe(z.url({ error: 'DISCORD_API_URL must be a URL, e.g. http://127.0.0.1:8787/api' }))
-    .optional(),
+  DISCORD_API_URL: baseUrl('DISCORD_API_URL', ['https', 'http'], 'http://127.0.0.1:8787/api').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LOG_PRETTY: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   DEV_GUILD_ID: snowflake('DEV_GUILD_ID').optional(),
@@ -78,4 +132,14 @@ export function applicationIdFromToken(token: string): string | undefined {
   if (!first) return undefined;
   const decoded = Buffer.from(first, 'base64').toString('utf8');
   return /^\d{17,20}$/.test(decoded) ? decoded : undefined;
+}
+
+/**
+ * Discord's refusal of the token (a 401 at login or on a REST call), as the one line an operator
+ * needs; undefined for any other error.
+ */
+export function tokenRefusal(error: unknown): string | undefined {
+  const e = error as { status?: unknown; code?: unknown } | null | undefined;
+  if (e?.status !== 401 && e?.code !== 'TokenInvalid') return undefined;
+  return `Discord refused DISCORD_TOKEN (401 Unauthorized): the token is wrong or was reset. Set DISCORD_TOKEN to a new one: ${TOKEN_HELP}.`;
 }

@@ -3,7 +3,7 @@
  * when set (instant, for development), globally otherwise. Run it when commands change, not on
  * every start (Discord allows 200 command creates per day per guild).
  */
-import { ConfigError } from './config.js';
+import { ConfigError, tokenRefusal } from './config.js';
 import { deployCommands, loadDeployConfig } from './bot/deploy.js';
 import { loadEnvFile } from './env-file.js';
 
@@ -13,6 +13,7 @@ try {
   const { count, scope } = await deployCommands(loadDeployConfig());
   console.log(`Registered ${count} commands (${scope}).`);
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : `Could not register commands: ${(error as Error).message}`);
+  const message = error instanceof ConfigError ? error.message : (tokenRefusal(error) ?? `Could not register commands: ${(error as Error).message}`);
+  console.error(message);
   process.exit(1);
 }

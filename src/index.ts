@@ -1,8 +1,10 @@
 /**
  * feedbot's entry point (`npm start`): configuration, logging, login, and a clean shutdown.
  */
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
 import { createBot } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
 
@@ -20,7 +22,9 @@ try {
 }
 
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
-const bot = await createBot(config, { logger });
+// FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
+const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
+const bot = await createBot(config, { logger, ...(dispatcher ? { dispatcher } : {}) });
 
 // A failure in one interaction is handled by the router; anything that still escapes is logged
 // and the process keeps serving the others.
@@ -50,7 +54,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   await bot.client.login(config.DISCORD_TOKEN);
 } catch (error) {
-  logger.fatal({ err: error }, 'could not log in to Discord');
+  const refusal = tokenRefusal(error);
+  if (refusal) console.error(refusal);
+  logger.fatal({ err: error, ...(refusal ? { fix: refusal } : {}) }, 'could not log in to Discord');
   await bot.stop().catch(() => undefined);
   process.exit(1);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, applicationIdFromToken, loadConfig } from '../src/config.js';
+import { ConfigError, applicationIdFromToken, loadConfig, tokenRefusal } from '../src/config.js';
 
 const SECRET = Buffer.alloc(32, 1).toString('base64');
 const valid = {
@@ -40,7 +40,7 @@ describe('configuration', () => {
 
   it('refuses plain http for the feed API, with the reason', () => {
     const p = problems({ ...valid, FEED_API_URL: 'http://api.example.com' });
-    expect(p).toEqual([expect.stringMatching(/FEED_API_URL must use https:\/\/.*NODE_EXTRA_CA_CERTS/)]);
+    expect(p).toEqual([expect.stringMatching(/FEED_API_URL must use https:\/\/.*FEED_API_CA_FILE/)]);
   });
 
   it('refuses a secret of the wrong size without echoing it', () => {
@@ -57,5 +57,53 @@ describe('configuration', () => {
   it('reads the application id from a token', () => {
     expect(applicationIdFromToken(valid.DISCORD_TOKEN)).toBe('1200000000000000001');
     expect(applicationIdFromToken('garbage')).toBeUndefined();
+  });
+});
+
+describe('configuration: every problem is one clear start-up message', () => {
+  it('a URL without a scheme is a configuration problem, not a crash', () => {
+    const p = problems({ ...valid, FEED_API_URL: '127.0.0.1:8443', DISCORD_API_URL: 'localhost:8787' });
+    expect(p).toEqual([
+      expect.stringMatching(/^FEED_API_URL must start with https:\/\/, e\.g\. https:\/\//),
+      expect.stringMatching(/^DISCORD_API_URL must start with https:\/\/ or http:\/\//),
+    ]);
+  });
+
+  it('refuses other schemes, hosts missing, queries, and never echoes the value (it may hold a password)', () => {
+    for (const bad of ['ftp://api.example.com', 'https://', 'https://user:hunter2@api.example.com/v1?x=1']) {
+      const p = problems({ ...valid, FEED_API_URL: bad });
+      expect(p).toHaveLength(1);
+      expect(p[0]).toMatch(/^FEED_API_URL /);
+      expect(p[0]).not.toContain('hunter2');
+    }
+    expect(loadConfig({ ...valid, DISCORD_API_URL: 'http://127.0.0.1:8787/api/' }).DISCORD_API_URL).toBe('http://127.0.0.1:8787/api');
+  });
+
+  it('checks the token shape and says where to get a new one', () => {
+    for (const bad of ['not-a-token', 'Bot MTIwMDAwMDAwMDAwMDAwMDAwMQ.abc.def', 'abc.def.ghi', 'MTIwMDAwMDAwMDAwMDAwMDAwMQ.abc']) {
+      const p = problems({ ...valid, DISCORD_TOKEN: bad });
+      expect(p, bad).toEqual([expect.stringMatching(/^DISCORD_TOKEN .*developers\/applications.*Reset Token/)]);
+      expect(p[0]).not.toContain(bad);
+    }
+  });
+
+  it('FEED_API_CA_FILE must be a readable PEM certificate; its content is loaded', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'feedbot-config-'));
+    const pem = join(dir, 'ca.pem');
+    writeFileSync(pem, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    writeFileSync(join(dir, 'not.pem'), 'hello');
+    expect(loadConfig({ ...valid, FEED_API_CA_FILE: pem }).FEED_API_CA_FILE).toEqual({ path: pem, pem: expect.stringContaining('BEGIN CERTIFICATE') });
+    expect(problems({ ...valid, FEED_API_CA_FILE: join(dir, 'missing.pem') })).toEqual([expect.stringMatching(/^FEED_API_CA_FILE cannot be read \(ENOENT\)/)]);
+    expect(problems({ ...valid, FEED_API_CA_FILE: join(dir, 'not.pem') })).toEqual([expect.stringMatching(/^FEED_API_CA_FILE holds no PEM certificate/)]);
+  });
+
+  it('explains a refused token with the variable to fix', () => {
+    expect(tokenRefusal({ status: 401 })).toMatch(/DISCORD_TOKEN.*Reset Token/);
+    expect(tokenRefusal({ code: 'TokenInvalid' })).toMatch(/DISCORD_TOKEN/);
+    expect(tokenRefusal({ status: 500 })).toBeUndefined();
+    expect(tokenRefusal(undefined)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 /**
  * End to end: the real bot process (`npm start`, real SQLite, real HTTPS with the sandbox CA
- * through NODE_EXTRA_CA_CERTS) against the Discord emulator and the sandbox, walking whole
+ * through FEED_API_CA_FILE) against the Discord emulator and the sandbox, walking whole
  * stories the way users live them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -122,7 +122,8 @@ export class Stack {
         DISCORD_TOKEN: botToken,
         DISCORD_API_URL: emulator.apiUrl,
         FEED_API_URL: sandbox.url,
-        NODE_EXTRA_CA_CERTS: sandbox.caFile,
+        // As the README tells operators: the feed API's own CA, read by the bot, not by Node.
+        FEED_API_CA_FILE: sandbox.caFile,
         KEY_ENCRYPTION_SECRET: opts.keySecret ?? randomBytes(32).toString('base64'),
         DATABASE_URL: `sqlite://${join(opts.dataDir, 'feedbot.sqlite')}`,
         DEV_GUILD_ID: DEMO_GUILD_ID,
