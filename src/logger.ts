@@ -5,7 +5,7 @@
  * key, token or secret ends up in a logged object under one of these paths, pino replaces it.
  */
 import { createRequire } from 'node:module';
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -38,12 +38,52 @@ export interface CreateLoggerOptions {
   destination?: pino.DestinationStream;
 }
 
-export function createLogger(opts: CreateLoggerOptions): Logger {
-  const options: LoggerOptions = {
-    name: opts.name,
+/**
+ * Interaction tokens travel in Discord's URL paths (`/webhooks/{app}/{token}/…`,
+ * `/interactions/{id}/{token}/callback`); whoever holds one can answer as the bot for 15 minutes.
+ */
+const TOKEN_IN_PATH = /(\/(?:webhooks|interactions)\/\d+\/)[^/?#\s"']+/g;
+
+export function redactTokens(text: string): string {
+  return text.replace(TOKEN_IN_PATH, '$1[redacted]');
+}
+
+type SerializedError = Record<string, unknown>;
+
+/**
+ * pino's error serializer keeps every own property: discord.js' DiscordAPIError brings its `url`
+ * (with the interaction token) and `requestBody` (whatever we sent). Tokens are cut out of every
+ * string, request bodies are dropped, down the `cause` chain.
+ */
+function serializeError(error: unknown): unknown {
+  const serialized = stdSerializers.err(error as Error) as unknown;
+  return scrub(serialized, 0);
+}
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactTokens(value);
+  if (depth > 5 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: SerializedError = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'requestBody' || key === 'rawBody') continue;
+    out[key] = scrub(v, depth + 1);
+  }
+  return out;
+}
+
+/** What every feedbot logger is made with (tests build theirs from it too). */
+export function baseLoggerOptions(opts: { name?: string; level?: string } = {}): LoggerOptions {
+  return {
+    ...(opts.name ? { name: opts.name } : {}),
     level: opts.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError },
   };
+}
+
+export function createLogger(opts: CreateLoggerOptions): Logger {
+  const options = baseLoggerOptions(opts);
   if (opts.destination) return pino(options, opts.destination);
   const pretty = opts.pretty ?? (process.stdout.isTTY === true && process.env.NODE_ENV !== 'production');
   if (pretty && hasPrettyPrinter()) {
