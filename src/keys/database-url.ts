@@ -2,7 +2,7 @@
  * DATABASE_URL → a SQLite file path. Accepts `sqlite://relative/or/absolute.sqlite`,
  * `sqlite:///absolute.sqlite`, a plain path, and `sqlite://:memory:` (tests).
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface SqliteLocation {
@@ -36,7 +36,18 @@ export function parseDatabaseUrl(databaseUrl: string, cwd: string = process.cwd(
   return { file, uri: `sqlite://${file}` };
 }
 
-export async function ensureParentDirectory(location: SqliteLocation): Promise<void> {
+/**
+ * Creates the folder (0700) and an empty database file readable by its owner only (0600) when
+ * they are missing: SQLite would create the file with the process umask, usually world-readable,
+ * and its journal files copy the database file's mode. An existing file keeps the mode its
+ * operator gave it.
+ */
+export async function ensureDatabaseFile(location: SqliteLocation): Promise<void> {
   if (location.file === ':memory:') return;
-  await mkdir(path.dirname(location.file), { recursive: true });
+  await mkdir(path.dirname(location.file), { recursive: true, mode: 0o700 });
+  try {
+    await (await open(location.file, 'wx', 0o600)).close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

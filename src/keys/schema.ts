@@ -37,11 +37,15 @@ export type StoredKey = z.infer<typeof StoredKeySchema>;
 /** What is encrypted: the whole StoredKey (the key and its metadata). */
 export type StoredKeyPayload = StoredKey;
 
+/** Longer fields are refused before any pattern runs on them (a regex over megabytes overflows the stack). */
+const MAX_FIELD_CHARS = 8192;
+
 const base64Of = (bytes: number | undefined, what: string) =>
   z
     .string()
-    .max(8192)
+    .max(MAX_FIELD_CHARS)
     .refine((value) => {
+      if (value.length > MAX_FIELD_CHARS) return false;
       if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) return false;
       const length = Buffer.from(value, 'base64').length;
       return bytes === undefined ? length > 0 : length === bytes;

@@ -13,7 +13,7 @@ import { Keyv } from 'keyv';
 import { KeyvSqlite } from '@keyv/sqlite';
 import type { Logger } from '../logger.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
-import { ensureParentDirectory, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
+import { ensureDatabaseFile, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
 import { KeyStoreError, describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 
@@ -57,7 +57,11 @@ export class KeyDatabase {
         throw new KeyStoreError('storage', `key database ${location.file} does not exist`);
       }
     }
-    await ensureParentDirectory(location);
+    try {
+      await ensureDatabaseFile(location);
+    } catch (error) {
+      throw new KeyStoreError('storage', `could not create key database ${location.file}: ${describeStorageError(error).message}`, { cause: error });
+    }
 
     const adapter = new KeyvSqlite({ uri: location.uri, busyTimeout: BUSY_TIMEOUT_MS });
     // throwOnErrors: by default Keyv turns a failed write into `false` and a failed read into

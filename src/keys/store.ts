@@ -169,7 +169,8 @@ export class KeyStore {
       key = decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
     } catch (error) {
       if (error instanceof KeyRecordError) throw this.unreadable(id, error);
-      throw error;
+      // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
+      throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
     }
     if (this.epoch === epoch && !this.writeChains.has(id)) this.cachePut(id, key);
     return copy(key);

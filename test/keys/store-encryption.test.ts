@@ -132,5 +132,16 @@ describe('KeyStore encryption at rest', () => {
     expect(String(corrupt.cause)).not.toContain('CANARY');
     expect((await store.audit()).malformed).toEqual([GUILD_A, GUILD_B].sort());
   });
+
+  keysTest('refuses a record of several megabytes with a typed error, not a stack overflow', async ({ db }) => {
+    const secret = newSecret();
+    const store = await db.openStore({ secret, cacheSize: 0 });
+    const raw = await db.openRaw();
+    const record = encryptKeyRecord(sampleKey(), GUILD_A, secret);
+    await raw.keyv.set(GUILD_A, { ...record, iv: 'A'.repeat(5_000_000) });
+    const error = await errorOf(store.get(GUILD_A));
+    expect(error.reason).toBe('malformed');
+    expect(error.message).not.toMatch(/call stack/);
+  });
 });
 

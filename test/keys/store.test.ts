@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/keys/database-url.js';
@@ -72,6 +72,13 @@ describe('KeyStore basics', () => {
       (await errorOf(store.set(GUILD_A, { ...sampleKey(), scopes: ['everything'] } as unknown as StoredKey))).code,
     ).toBe('invalid_input');
     expect(await store.has(GUILD_A)).toBe(false);
+  });
+
+  keysTest('creates the database file readable by its owner only (0600)', async ({ db }) => {
+    const store = await db.openStore({ secret: newSecret() });
+    await store.set(GUILD_A, sampleKey());
+    const file = parseDatabaseUrl(db.databaseUrl).file;
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
   keysTest('fails to open with a typed storage error when the path is unusable', async ({ db }) => {
