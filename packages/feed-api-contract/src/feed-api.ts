@@ -91,11 +91,41 @@ export const FeedListResponseSchema = z
   .meta({ id: 'FeedList' });
 export type FeedListResponse = z.infer<typeof FeedListResponseSchema>;
 
+/** Bounds on one filter: the spec does not show their structure, so only their size is limited. */
+export const MAX_FILTER_DEPTH = 8;
+export const MAX_FILTER_NODES = 500;
+
+/**
+ * Nesting depth and number of values of a JSON value, measured without recursion (a hostile value
+ * 20,000 levels deep must not overflow the stack of whoever checks it). Stops counting past the bounds.
+ */
+export function jsonShape(value: unknown, maxDepth = MAX_FILTER_DEPTH, maxNodes = MAX_FILTER_NODES): { depth: number; nodes: number } {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  let depth = 0;
+  let nodes = 0;
+  while (stack.length > 0 && depth <= maxDepth && nodes <= maxNodes) {
+    const [current, level] = stack.pop()!;
+    nodes++;
+    depth = Math.max(depth, level);
+    if (typeof current === 'object' && current !== null) {
+      for (const child of Object.values(current)) stack.push([child, level + 1]);
+    }
+  }
+  return { depth, nodes };
+}
+
 /** A filter. The spec does not show their structure; the sandbox accepts objects and counts them. */
-export const FilterSchema = z.record(z.string(), z.unknown()).meta({
-  id: 'Filter',
-  description: 'A filter; its structure is not specified. Stored as given and counted.',
-});
+export const FilterSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((filter, ctx) => {
+    const { depth, nodes } = jsonShape(filter);
+    if (depth > MAX_FILTER_DEPTH) ctx.addIssue({ code: 'custom', message: `a filter may nest at most ${MAX_FILTER_DEPTH} levels deep` });
+    else if (nodes > MAX_FILTER_NODES) ctx.addIssue({ code: 'custom', message: `a filter may hold at most ${MAX_FILTER_NODES} values` });
+  })
+  .meta({
+    id: 'Filter',
+    description: `A filter; its structure is not specified. Stored as given and counted. At most ${MAX_FILTER_DEPTH} levels deep and ${MAX_FILTER_NODES} values.`,
+  });
 
 export const MAX_FILTERS = 20;
 
