@@ -5,13 +5,14 @@
  * test both start it this way.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { APIMessage } from 'discord-api-types/v10';
 import { silentLogger, type Logger } from './log.js';
 import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { PlaygroundActor, PlaygroundNote } from './api.js';
 import { startPlayground, type RunningPlayground } from './playground.js';
+import { LOCK_FILE, lockDataDir, type DataDirLock } from './data-lock.js';
 import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, demoGuild } from './stack.js';
 
 export const DEFAULT_DEMO_DIR = 'data/demo';
@@ -125,11 +126,22 @@ function pipeLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (li
 
 export async function startDemo(opts: DemoOptions = {}): Promise<RunningDemo> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DEMO_DIR);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Before anything touches the folder: a second demo must not regenerate the first one's key.
+  const lock = lockDataDir(dataDir);
+  try {
+    if (opts.fresh) for (const entry of readdirSync(dataDir)) if (entry !== LOCK_FILE) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    return await startLockedDemo(dataDir, opts, lock);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDirLock): Promise<RunningDemo> {
   const logger = opts.logger ?? silentLogger();
   const step = opts.onStep ?? (() => undefined);
-  if (opts.fresh) rmSync(dataDir, { recursive: true, force: true });
   const resumed = existsSync(join(dataDir, 'sandbox'));
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 
   step('starting the feed API sandbox and the Discord emulator');
   const stack = await Stack.start({
@@ -193,6 +205,7 @@ export async function startDemo(opts: DemoOptions = {}): Promise<RunningDemo> {
       logger,
     });
     const running = playground;
+    lock.announce(running.url);
     return {
       url: running.url,
       dataDir,
@@ -204,6 +217,7 @@ export async function startDemo(opts: DemoOptions = {}): Promise<RunningDemo> {
         closing = true;
         await running.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the playground failed'));
         await stack.close();
+        lock.release();
       },
     };
   } catch (error) {

@@ -5,3 +5,4 @@
 export * from './stack.js';
 export { startDemo, DEFAULT_DEMO_DIR, DEFAULT_DEMO_PORT, DEFAULT_SIMULATE_MS } from './demo.js';
 export type { DemoOptions, RunningDemo, AutoKeyResult } from './demo.js';
+export { DataDirLockedError } from './data-lock.js';
