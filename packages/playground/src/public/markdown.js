@@ -5,7 +5,8 @@
  * mentions and timestamps (`<#id>`, `<@id>`, `<@&id>`, `<t:unix:style>`). Text is only ever set
  * with textContent, never parsed as HTML.
  */
-import { discordTimestamp } from './i18n.js';
+import { discordTimestamp } from './dates.js';
+import { el } from './dom.js';
 
 const INLINE = [
   { name: 'escape', re: /\\([^A-Za-z0-9\s])/y },
@@ -27,16 +28,6 @@ const INLINE = [
 
 /** Characters where an inline rule may start; everything else is plain text. */
 const SPECIAL = /[\\`<[h*_~|]/g;
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === true) node.setAttribute(k, '');
-    else if (v !== false && v !== undefined && v !== null) node.setAttribute(k, String(v));
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
 
 function textWithBreaks(text) {
   const parts = text.split('\n');

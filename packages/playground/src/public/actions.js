@@ -1,0 +1,89 @@
+/**
+ * What the visitor does through the playground API, as the acting user: send a command, ask for
+ * autocomplete suggestions, press a button, fill in a bot's form.
+ */
+import { api } from './api.js';
+import { entryName } from './commands.js';
+import { cancelForm, track } from './conversations.js';
+import { $ } from './dom.js';
+import { localized } from './i18n.js';
+import { openModal } from './modal.js';
+import { toBottom } from './scroll.js';
+import { actorInfo, channelById, locale, store, ui, who } from './state.js';
+
+export function showToast(text) {
+  const box = $('composer-error');
+  box.textContent = text;
+  box.hidden = false;
+}
+
+/** The command (and sub-command) an API call is about, with its options, in the current channel. */
+function commandBody(entry, values) {
+  return {
+    commandName: entry.command.name,
+    ...(entry.group ? { subcommandGroup: entry.group.name } : {}),
+    ...(entry.sub ? { subcommand: entry.sub.name } : {}),
+    options: values,
+    channelId: ui.channelId,
+    ...who(),
+  };
+}
+
+/** "name: value" for each option sent, in the client's language, for the pending line. */
+function shownOptions(entry, values) {
+  return Object.entries(values).map(([name, value]) => {
+    const option = entry.options.find((o) => o.name === name);
+    const choice = option?.choices?.find((c) => String(c.value) === String(value));
+    const channel = channelById(value);
+    const label = choice ? localized(choice, 'name', locale()) : channel ? `#${channel.name}` : String(value);
+    return `${option ? localized(option, 'name', locale()) : name}: ${label}`;
+  });
+}
+
+export async function sendCommand(entry, values) {
+  const snapshot = await api('/api/commands', commandBody(entry, values));
+  toBottom();
+  const actor = actorInfo();
+  const command = `/${entryName(entry, locale())}`;
+  track(snapshot, snapshot.id, {
+    author: actor.displayName,
+    avatar: actor.avatar,
+    command,
+    invocation: [command, ...shownOptions(entry, values)].join('  '),
+    at: Date.now(),
+    channelId: ui.channelId,
+  });
+}
+
+export async function askAutocomplete(entry, values, focused) {
+  return (await api('/api/autocomplete', { ...commandBody(entry, values), focused })).choices;
+}
+
+export async function pressButton(message, customId, button) {
+  const root = store.messageRoot.get(message.id);
+  button.setAttribute('data-busy', '');
+  try {
+    const snapshot = await api('/api/press', { messageId: message.id, customId, ...who() });
+    store.busyButtons.set(snapshot.id, button);
+    track(snapshot, root);
+  } catch (error) {
+    button.removeAttribute('data-busy');
+    showToast(error.message);
+  }
+}
+
+/** The form a bot answered `snapshot` with; what is sent joins the conversation `root`. */
+export function showBotModal(snapshot, root) {
+  store.modalsShown.add(snapshot.id);
+  return openModal({
+    snapshot,
+    bot: ui.info.bot,
+    host: $('modal-host'),
+    onSubmit: (values) => {
+      api('/api/modal', { interactionId: snapshot.id, values, ...who() })
+        .then((s) => track(s, root))
+        .catch((error) => showToast(error.message));
+    },
+    onCancel: () => cancelForm(root),
+  });
+}

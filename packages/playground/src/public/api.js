@@ -1,0 +1,17 @@
+/* global fetch */
+/** The playground's JSON API: GET without a body, POST with one; a refusal throws ApiError. */
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export async function api(path, body) {
+  const init = body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+  const res = await fetch(path, init);
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`);
+  return data;
+}

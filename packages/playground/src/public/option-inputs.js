@@ -1,0 +1,79 @@
+/* global document */
+/**
+ * One input per command option, as Discord's composer offers them: choices, channels (of the
+ * allowed types), members and roles as selects, booleans as True/False, numbers with their bounds,
+ * text with its description, and bot-suggested values (autocomplete.js).
+ */
+import { T } from './commands.js';
+import { el } from './dom.js';
+import { localized, tr } from './i18n.js';
+
+/**
+ * state: { lang, locale, channels, members, roles }; `onFocus(option)` runs when the input gets
+ * focus; `suggestions` builds autocomplete fields.
+ */
+export function optionInput(option, previous, state, { onFocus, suggestions }) {
+  const { lang, locale, channels, members, roles } = state;
+  const select = (choices) => selectInput(option, previous, choices, tr(lang, option.required ? 'composer.pickOne' : 'composer.none'), onFocus);
+  if (option.choices?.length) return select(option.choices.map((c) => ({ name: localized(c, 'name', locale), value: c.value })));
+  switch (option.type) {
+    case T.CHANNEL: {
+      const types = option.channel_types;
+      return select(channels.filter((c) => !types?.length || types.includes(c.type)).map((c) => ({ name: `# ${c.name}`, value: c.id })));
+    }
+    case T.USER:
+    case T.MENTIONABLE:
+      return select(members.map((m) => ({ name: `@${m.name}`, value: m.id })));
+    case T.ROLE:
+      return select(roles.map((r) => ({ name: `@${r.name}`, value: r.id })));
+    case T.BOOLEAN:
+      return select([
+        { name: 'True', value: 'true' },
+        { name: 'False', value: 'false' },
+      ]);
+  }
+  if (option.autocomplete) return suggestions.field(option, previous);
+  return textInput(option, previous, locale, onFocus);
+}
+
+function selectInput(option, previous, choices, placeholder, onFocus) {
+  const s = el('select', { name: option.name, 'data-testid': `option-${option.name}` });
+  // Options are built by hand: an empty value attribute matters here.
+  for (const c of [{ name: placeholder, value: '' }, ...choices]) {
+    const o = document.createElement('option');
+    o.value = String(c.value);
+    o.textContent = c.name;
+    s.append(o);
+  }
+  if (previous !== undefined && choices.some((c) => String(c.value) === String(previous))) s.value = String(previous);
+  s.addEventListener('focus', () => onFocus(option));
+  return s;
+}
+
+function textInput(option, previous, locale, onFocus) {
+  const numeric = option.type === T.INTEGER || option.type === T.NUMBER;
+  const bounded = [option.min_value, option.max_value].every((v) => v !== undefined);
+  const input = el('input', {
+    name: option.name,
+    'data-testid': `option-${option.name}`,
+    type: numeric ? 'number' : 'text',
+    min: option.min_value,
+    max: option.max_value,
+    step: option.type === T.INTEGER ? 1 : numeric ? 'any' : undefined,
+    minlength: option.min_length,
+    maxlength: option.max_length,
+    // Numbers show their bounds (Discord's own hint); text fields their description.
+    placeholder: numeric ? (bounded ? `${option.min_value}–${option.max_value}` : '') : localized(option, 'description', locale),
+    class: numeric ? 'numeric' : undefined,
+  });
+  if (previous !== undefined) input.value = String(previous);
+  input.addEventListener('focus', () => onFocus(option));
+  return input;
+}
+
+/** An option's value as the API takes it: numbers as numbers, booleans as booleans. */
+export function optionValue(option, raw) {
+  if (option.type === T.INTEGER || option.type === T.NUMBER) return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  if (option.type === T.BOOLEAN) return raw === 'true';
+  return raw;
+}
