@@ -60,6 +60,15 @@ export function importMap(): { imports: Record<string, string> } {
   return { imports };
 }
 
+/** A URL path's percent-encoding decoded; undefined when it is malformed (the client's mistake, not ours). */
+function decodePath(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `relative` must stay inside `root`; anything else (.., absolute, NUL) is refused. */
 function inside(root: string, relative: string): string | undefined {
   if (relative.includes('\0')) return undefined;
@@ -82,7 +91,8 @@ async function sendFile(res: ServerResponse, file: string | undefined, cache: st
 
 /** `/vendor/<package>/<file>`: only the allowed packages, only files with a known type. */
 export async function serveVendor(res: ServerResponse, path: string): Promise<void> {
-  const rest = decodeURIComponent(path.slice('/vendor/'.length));
+  const rest = decodePath(path.slice('/vendor/'.length));
+  if (rest === undefined) return sendText(res, 400, 'bad request: malformed percent-encoding');
   const name = Object.keys(VENDOR_PACKAGES).find((n) => rest.startsWith(`${n}/`));
   if (!name) return sendText(res, 404, 'not found');
   // The renderer's modules never change while the demo runs; let the browser keep them.
@@ -91,7 +101,9 @@ export async function serveVendor(res: ServerResponse, path: string): Promise<vo
 
 /** `/static/<file>`: the playground's own files. */
 export async function serveStatic(res: ServerResponse, path: string): Promise<void> {
-  await sendFile(res, inside(PUBLIC_DIR, decodeURIComponent(path.slice('/static/'.length))), 'no-cache');
+  const relative = decodePath(path.slice('/static/'.length));
+  if (relative === undefined) return sendText(res, 400, 'bad request: malformed percent-encoding');
+  await sendFile(res, inside(PUBLIC_DIR, relative), 'no-cache');
 }
 
 /** index.html with the import map inlined (import maps must be inline to apply). */
