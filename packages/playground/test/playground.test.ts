@@ -1,23 +1,21 @@
 /**
  * The web playground in a real browser: `startDemo` (what `npm run demo` runs — sandbox, emulator,
  * the real bot process, the playground server) driven by Debian's Chromium through
- * playwright-core. Screenshots land in test/e2e/screenshots/ (git-ignored).
+ * playwright-core (see playground-page.ts). Screenshots land in test/screenshots/.
  *
  * Without /usr/bin/chromium the file is skipped locally and fails in CI (CI installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataDirLockedError, LOCK_FILE } from '../src/data-lock.js';
 import { startDemo, type RunningDemo } from '../src/demo.js';
 import { silentLogger } from '../src/log.js';
+import { CHROMIUM, EPHEMERAL, HAVE_CHROMIUM, PlaygroundPage, SHOTS, launchChromium, watchProblems } from './playground-page.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const STEP_MS = 15_000;
 
 if (!HAVE_CHROMIUM && !process.env.CI) {
@@ -29,30 +27,23 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
   let demo: RunningDemo | undefined;
   let browser: Browser | undefined;
   let page: Page;
-  const problems: string[] = [];
+  let pg: PlaygroundPage;
+  let problems: string[] = [];
+  /** Conversations by who may see them, for the visibility checks further down. */
+  const publicGroups: string[] = [];
+  const adminPrivateGroups: string[] = [];
+  let memberPrivateGroup = '';
 
   beforeAll(async () => {
     if (!HAVE_CHROMIUM) throw new Error(`CI must provide Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
     mkdirSync(SHOTS, { recursive: true });
     dir = mkdtempSync(join(tmpdir(), 'feedbot-playground-'));
     // No simulator: the posts of a feed stay what the seed made, so the page is deterministic.
-    [demo, browser] = await Promise.all([
-      startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() }),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-        timeout: 30_000,
-      }),
-    ]);
+    [demo, browser] = await Promise.all([startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() }), launchChromium()]);
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(STEP_MS);
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
-    page.on('response', (response) => {
-      // API refusals are behaviour the page shows; a failed file or image is a defect.
-      const api = new URL(response.url()).pathname.startsWith('/api/');
-      if (response.status() >= 400 && !api) problems.push(`HTTP ${response.status()}: ${response.url()}`);
-    });
+    problems = watchProblems(page);
+    pg = new PlaygroundPage(page);
     await page.goto(demo.url);
     await page.locator('#app[data-ready="true"][data-connected="true"]').waitFor();
   }, 120_000);
@@ -63,53 +54,23 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  const shot = async (name: string) => {
-    // Let lazily rendered components and images settle so the picture shows the final state.
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-    await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  };
-
-  /** How many conversations the log shows (a conversation spans one or more message elements). */
-  const conversations = () =>
-    page.evaluate(() => new Set(Array.from(document.querySelectorAll('#log > [data-group]'), (n) => n.getAttribute('data-group'))).size);
-
-  /**
-   * Picks a command in the composer, lets `fill` set its options and sends it. Returns its
-   * conversation: the messages drawn for it (`extra` narrows them, e.g. "[ephemeral]").
-   */
-  async function run(command: string, fill: () => Promise<void> = async () => undefined): Promise<(extra?: string) => Locator> {
-    await page.getByTestId('command-search').fill(command);
-    await page.locator(`[data-command="${command}"]`).click();
-    await fill();
-    const groups = page.locator('#log > [data-group]');
-    const before = await conversations();
-    await page.getByTestId('send').click();
-    // The composer clears once the command is on its way.
-    await page.getByTestId('command-pill').waitFor({ state: 'hidden' });
-    await expect.poll(conversations).toBe(before + 1);
-    const id = await groups.last().getAttribute('data-group');
-    return (extra = '') => page.locator(`#log > discord-message[data-group="${id}"]${extra}`);
-  }
-
-  /** An autocomplete option: type, wait for the bot's suggestions, pick the one containing `pick`. */
-  async function autocomplete(option: string, typed: string, pick: string): Promise<void> {
-    await page.getByTestId(`option-${option}`).fill(typed);
-    await page.locator('#popup .popup-item', { hasText: pick }).first().click();
-  }
+  /** How many message elements of a conversation are on screen. */
+  const shown = (group: string, extra = '') => page.locator(`#log > [data-group="${group}"]${extra}`).count();
 
   it('opens on the demo server with the API key already set through /apikey set', async () => {
     await expect.poll(() => page.locator('.channel').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('news'), expect.stringContaining('media')]));
     await expect(page.getByTestId('note').first().textContent()).resolves.toContain('API key saved');
     await expect(page.getByTestId('bot-status').getAttribute('data-up')).resolves.toBe('true');
-    await shot('01-start');
+    await pg.shot('01-start');
   });
 
   it('an admin creates a feed: the answer is a green embed with inline fields', async () => {
-    const conversation = await run('feed create', async () => {
+    const conversation = await pg.run('feed create', async () => {
       await page.getByTestId('option-cuenta').fill('@playwright.test');
       await page.getByTestId('option-canal').selectOption({ label: '# media' });
       await page.getByTestId('option-tipos').selectOption('post+reel');
     });
+    publicGroups.push(conversation.id);
     const embed = conversation().locator('discord-embed[embed-title="Feed created"]');
     await embed.waitFor();
     expect(await embed.getAttribute('color')).toBe('#57f287');
@@ -117,23 +78,25 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect(conversation().locator('discord-embed-description').textContent()).resolves.toContain('@playwright.test');
     // <#id> is shown as the channel's name, as Discord does.
     await expect(conversation().locator('discord-embed-description discord-mention[type="channel"]').textContent()).resolves.toBe('media');
-    await expect(conversation().locator('discord-command').getAttribute('command')).resolves.toBe('/feed create');
-    await shot('02-create');
+    await expect(conversation().locator('.command-header .slash-command').textContent()).resolves.toBe('/feed create');
+    await expect(conversation().locator('.command-header').textContent()).resolves.toContain('used');
+    await pg.shot('02-create');
   });
 
   it('the list shows the new feed, with readable times instead of <t:…> markup', async () => {
-    const conversation = await run('feed list');
+    const conversation = await pg.run('feed list');
+    publicGroups.push(conversation.id);
     const field = conversation().locator('discord-embed-field[field-title*="@playwright.test"]');
     await field.waitFor();
     const text = (await conversation().locator('discord-embed').textContent()) ?? '';
     expect(text).not.toMatch(/<t:\d+/);
     expect(text).toMatch(/ago|none yet/);
-    await shot('03-list');
+    await pg.shot('03-list');
   });
 
   it('posts of a feed render one embed per post with its image, served through the media proxy', async () => {
-    const conversation = await run('feed posts', async () => {
-      await autocomplete('id', 'nasa', '@nasa');
+    const conversation = await pg.run('feed posts', async () => {
+      await pg.autocomplete('id', 'nasa', '@nasa');
       await page.getByTestId('option-limite').fill('3');
     });
     const embeds = conversation().locator('discord-embed[image]');
@@ -144,72 +107,149 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
       .poll(() => embeds.evaluateAll((nodes) => nodes.map((n) => (n.shadowRoot?.querySelector('img.discord-embed-image') as HTMLImageElement | null)?.naturalWidth ?? 0)))
       .toEqual([320, 320, 320]);
     await expect(conversation().first().textContent()).resolves.toContain('Latest posts of feed #1 (1–3 of 3)');
-    await shot('04-posts');
+    await pg.shot('04-posts');
   });
 
   it('an admin deletes the feed with the private confirmation; the buttons update the message in place', async () => {
-    const conversation = await run('feed delete', () => autocomplete('id', 'playwright', '@playwright.test'));
-    const message = conversation('[ephemeral]');
+    const conversation = await pg.run('feed delete', () => pg.autocomplete('id', 'playwright', '@playwright.test'));
+    adminPrivateGroups.push(conversation.id);
+    const message = conversation(EPHEMERAL);
     await message.locator('discord-button[type="destructive"]').waitFor();
-    // The renderer's own ephemeral marking, inside its shadow DOM.
     await message.getByText('Only you can see this').waitFor();
+    await message.getByText('Dismiss message').waitFor();
     const messageId = await message.getAttribute('data-message-id');
-    await shot('05-delete-confirm');
+    await pg.shot('05-delete-confirm');
     await message.locator('discord-button[type="destructive"]').click();
     const done = conversation(`[data-message-id="${messageId}"]`).locator('discord-embed[embed-title="Feed deleted"]');
     await done.waitFor();
     await expect(conversation().locator('discord-button').count()).resolves.toBe(0);
-    await shot('06-delete-done');
+    await pg.shot('06-delete-done');
   });
 
   it('/apikey set opens the bot form as a modal; a wrong key is refused and nothing changes', async () => {
-    const conversation = await run('apikey set');
+    const conversation = await pg.run('apikey set');
+    adminPrivateGroups.push(conversation.id);
     const modal = page.getByTestId('modal');
-    const field = modal.locator('discord-input-text input');
+    const field = modal.locator('.modal-field input');
     await field.waitFor();
-    await expect(modal.getAttribute('modal-title')).resolves.toBe('Feed API key');
+    await expect(modal.locator('.modal-title').textContent()).resolves.toBe('Feed API key');
     await field.fill('fbk_not-a-real-key-0000');
-    await shot('07-apikey-modal');
+    await pg.shot('07-apikey-modal');
     await modal.locator('button[type="submit"]').click();
     await modal.waitFor({ state: 'detached' });
-    const answer = conversation('[ephemeral]').locator('discord-embed');
+    const answer = conversation(EPHEMERAL).locator('discord-embed');
     await answer.waitFor();
     await expect(answer.textContent()).resolves.toMatch(/refused this key \(401\)/);
     // The key the demo set is still the one in use.
-    await run('stats').then((c) => c().locator('discord-embed[embed-title="Forwarding statistics"]').waitFor());
+    await pg.run('stats').then((c) => c().locator('discord-embed[embed-title="Forwarding statistics"]').waitFor());
   });
 
   it('a Spanish client sees Spanish commands and gets Spanish answers', async () => {
-    await page.getByTestId('lang-es').click();
+    await pg.speak('es');
     await page.getByTestId('command-search').fill('');
     await page.getByTestId('command-search').focus();
     await page.locator('[data-command="stats"]').waitFor();
     await expect(page.locator('[data-command="stats"] .popup-name').textContent()).resolves.toBe('/estadisticas');
     await expect(page.locator('[data-command="feed list"] .popup-name').textContent()).resolves.toBe('/feed lista');
-    const conversation = await run('stats');
+    const conversation = await pg.run('stats');
+    publicGroups.push(conversation.id);
     await conversation().locator('discord-embed[embed-title="Estadísticas de reenvío"]').waitFor();
     await conversation().locator('discord-embed-field[field-title="Feeds activos"]').waitFor();
-    await shot('08-spanish-stats');
+    await expect(conversation().locator('.command-header').textContent()).resolves.toMatch(/ha usado\s*\/estadisticas/);
+    await pg.shot('08-spanish-stats');
+  });
+
+  it('a Spanish client sees the renderer’s own labels in Spanish too: private answers, forms', async () => {
+    const privateAnswer = page.locator(`#log > discord-message${EPHEMERAL}`).first();
+    await privateAnswer.getByText('Solo tú puedes ver esto').waitFor();
+    await privateAnswer.getByText('Descartar mensaje').waitFor();
+    const conversation = await pg.run('apikey set');
+    adminPrivateGroups.push(conversation.id);
+    const modal = page.getByTestId('modal');
+    await modal.locator('.modal-field input').waitFor();
+    await expect(modal.textContent()).resolves.toContain('No compartas contraseñas');
+    await expect(modal.locator('button[type="submit"]').textContent()).resolves.toContain('Enviar');
+    await pg.shot('08b-spanish-modal');
+    // An empty required field is refused in the client's language before anything is sent.
+    await modal.locator('button[type="submit"]').click();
+    await modal.getByText('Este campo es obligatorio').waitFor();
+    await modal.getByRole('button', { name: 'Cancelar' }).click();
+    await modal.waitFor({ state: 'detached' });
+    await expect.poll(() => conversation().textContent()).toContain('Formulario cerrado sin enviar.');
+    const builtIn = await pg.shadowText();
+    for (const english of ['Only you can see this', 'Dismiss message', ' used ', '(edited)', 'Submit', 'Cancel', 'This form will be submitted']) {
+      expect(builtIn).not.toContain(english);
+    }
   });
 
   it('a member does not see /apikey and is refused /feed create with a private explanation', async () => {
-    await page.getByTestId('lang-en').click();
-    await page.getByTestId('actor-member').click();
+    await pg.speak('en');
+    await pg.actAs('member');
     await page.getByTestId('command-search').fill('');
     await page.getByTestId('command-search').focus();
     await page.locator('[data-command="feed create"]').waitFor();
     await expect(page.locator('[data-command^="apikey"]').count()).resolves.toBe(0);
-    const conversation = await run('feed create', async () => {
+    const conversation = await pg.run('feed create', async () => {
       await page.getByTestId('option-cuenta').fill('someone');
       await page.getByTestId('option-canal').selectOption({ label: '# news' });
       await page.getByTestId('option-tipos').selectOption('post');
     });
-    const refusal = conversation('[ephemeral]');
+    memberPrivateGroup = conversation.id;
+    const refusal = conversation(EPHEMERAL);
     await refusal.locator('discord-embed').waitFor();
     await expect(refusal.locator('discord-embed').textContent()).resolves.toMatch(/You need the Manage Server permission to create feeds/);
     await refusal.getByText('Only you can see this').waitFor();
-    await expect(conversation().locator('discord-command').getAttribute('author')).resolves.toBe('Max (member)');
-    await shot('09-member-refused');
+    await expect(conversation().locator('.command-header').getAttribute('author')).resolves.toBe('Max (member)');
+    await pg.shot('09-member-refused');
+  });
+
+  it('private answers are seen only by the user who triggered them, whoever is acting', async () => {
+    // Max acts: Ana's private answers (and her unanswered form) are not his to see; public ones are.
+    for (const group of adminPrivateGroups) await expect.poll(() => shown(group)).toBe(0);
+    for (const group of publicGroups) expect(await shown(group)).toBeGreaterThan(0);
+    expect(await shown(memberPrivateGroup, EPHEMERAL)).toBe(1);
+    await pg.actAs('admin');
+    for (const group of adminPrivateGroups) await expect.poll(() => shown(group)).toBeGreaterThan(0);
+    await expect.poll(() => shown(memberPrivateGroup)).toBe(0);
+    for (const group of publicGroups) expect(await shown(group)).toBeGreaterThan(0);
+    await pg.actAs('member');
+    await expect.poll(() => shown(memberPrivateGroup, EPHEMERAL)).toBe(1);
+    for (const group of adminPrivateGroups) expect(await shown(group)).toBe(0);
+  });
+
+  it('a timestamp out of range shows as its raw markup and stops no other conversation', async () => {
+    const [target, ...later] = publicGroups;
+    const emulator = demo!.stack.emulator;
+    const token = emulator.interaction(target!)!.token;
+    // The bot may edit its answer into anything; markdown.js accepts up to 13 digits.
+    const edit = await fetch(`${emulator.restUrl}/webhooks/${emulator.applicationId}/${token}/messages/@original`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Next check <t:99999999999999:R>, first <t:-9999999999999>, now <t:1700000000:d>' }),
+    });
+    expect(edit.status).toBe(200);
+    const message = pg.conversation(target!)().first();
+    await expect.poll(() => message.textContent()).toContain('Next check <t:99999999999999:R>, first <t:-9999999999999>, now ');
+    // The valid one beside them is still a date (the embed below has its own).
+    await expect(message.locator(':scope > discord-time').count()).resolves.toBe(1);
+    // Redrawing everything (a language switch) still draws every conversation after it.
+    const before = await pg.groupIds();
+    await pg.speak('es');
+    await expect.poll(() => pg.groupIds()).toEqual(before);
+    for (const group of later) expect(await shown(group)).toBeGreaterThan(0);
+    await pg.speak('en');
+    await expect.poll(() => pg.groupIds()).toEqual(before);
+  });
+
+  it('a second demo on the same data directory refuses at once, naming the running one', async () => {
+    const started = Date.now();
+    const second = startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() });
+    await expect(second).rejects.toBeInstanceOf(DataDirLockedError);
+    await expect(second).rejects.toThrow(demo!.url);
+    expect(Date.now() - started).toBeLessThan(2000);
+    // Nothing was started or taken over: the lock still names this demo, which keeps answering.
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'))).toEqual({ pid: process.pid, url: demo!.url });
+    await expect(fetch(`${demo!.url}/api/state`).then((r) => r.status)).resolves.toBe(200);
   });
 
   it('serves only its own files and the sandbox media, and only to its own host', async () => {
@@ -252,7 +292,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await page.locator('[data-command="stats"]').click();
     await page.getByTestId('send').click();
     await expect.poll(() => page.getByTestId('composer-error').textContent()).toMatch(/not connected/);
-    await shot('10-bot-offline');
+    await pg.shot('10-bot-offline');
   });
 
   it('loaded every page resource and image without an error', () => {

@@ -2,7 +2,7 @@
  * What the visitor does through the playground API, as the acting user: send a command, ask for
  * autocomplete suggestions, press a button, fill in a bot's form.
  */
-import { api } from './api.js';
+import { api, explain } from './api.js';
 import { entryName } from './commands.js';
 import { cancelForm, track } from './conversations.js';
 import { $ } from './dom.js';
@@ -41,13 +41,19 @@ function shownOptions(entry, values) {
 }
 
 export async function sendCommand(entry, values) {
-  const snapshot = await api('/api/commands', commandBody(entry, values));
+  let snapshot;
+  try {
+    snapshot = await api('/api/commands', commandBody(entry, values));
+  } catch (error) {
+    throw new Error(explain(error, ui.lang));
+  }
   toBottom();
   const actor = actorInfo();
   const command = `/${entryName(entry, locale())}`;
   track(snapshot, snapshot.id, {
     author: actor.displayName,
     avatar: actor.avatar,
+    userId: actor.userId,
     command,
     invocation: [command, ...shownOptions(entry, values)].join('  '),
     at: Date.now(),
@@ -68,21 +74,22 @@ export async function pressButton(message, customId, button) {
     track(snapshot, root);
   } catch (error) {
     button.removeAttribute('data-busy');
-    showToast(error.message);
+    showToast(explain(error, ui.lang));
   }
 }
 
 /** The form a bot answered `snapshot` with; what is sent joins the conversation `root`. */
 export function showBotModal(snapshot, root) {
   store.modalsShown.add(snapshot.id);
-  return openModal({
-    snapshot,
+  openModal({
+    form: snapshot.modal,
     bot: ui.info.bot,
+    lang: ui.lang,
     host: $('modal-host'),
     onSubmit: (values) => {
       api('/api/modal', { interactionId: snapshot.id, values, ...who() })
         .then((s) => track(s, root))
-        .catch((error) => showToast(error.message));
+        .catch((error) => showToast(explain(error, ui.lang)));
     },
     onCancel: () => cancelForm(root),
   });

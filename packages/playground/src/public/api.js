@@ -1,5 +1,6 @@
 /* global fetch */
 /** The playground's JSON API: GET without a body, POST with one; a refusal throws ApiError. */
+import { tr } from './i18n.js';
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -14,4 +15,10 @@ export async function api(path, body) {
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`);
   return data;
+}
+
+/** What to tell the visitor about a failed call, in their language where the page knows the case. */
+export function explain(error, lang) {
+  // 409: the emulator has no gateway session, i.e. the bot process is not connected.
+  return error instanceof ApiError && error.status === 409 ? tr(lang, 'error.botOffline') : error.message;
 }

@@ -13,6 +13,7 @@ import { Composer } from './composer.js';
 import { renderAll, setConversationHooks } from './conversations.js';
 import { $, el } from './dom.js';
 import { connectEvents } from './events.js';
+import { tr } from './i18n.js';
 import { refreshTimes } from './markdown.js';
 import { followBottom } from './scroll.js';
 import { actorInfo, channelById, locale, ui } from './state.js';
@@ -51,8 +52,9 @@ function listenToSwitches() {
   for (const b of document.querySelectorAll('[data-actor]')) {
     b.addEventListener('click', () => {
       ui.actor = b.dataset.actor;
-      renderChrome();
+      // Another user sees other private answers (and may not run the command being composed).
       composer.clear(false);
+      redraw();
     });
   }
   for (const b of document.querySelectorAll('[data-lang]')) {
@@ -88,5 +90,5 @@ async function start() {
 }
 
 start().catch((error) => {
-  document.body.prepend(el('pre', { class: 'fatal' }, [`The playground could not start: ${error.message}`]));
+  document.body.prepend(el('pre', { class: 'fatal' }, [tr(ui.lang, 'fatal', { error: error.message })]));
 });

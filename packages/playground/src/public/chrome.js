@@ -20,6 +20,7 @@ export function renderChrome() {
   const lang = ui.lang;
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = tr(lang, node.dataset.i18n);
+  for (const node of document.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', tr(lang, node.dataset.i18nLabel));
   $('server-name').textContent = info.guild.name;
   $('server-icon').title = info.guild.name;
   $('server-icon').textContent = info.guild.name.split(/\s+/).map((w) => w[0]?.toUpperCase() ?? '').join('').slice(0, 3);

@@ -139,7 +139,7 @@ export class Composer {
       if (raw !== '') out[name] = optionValue(option, raw);
       else if (strict && option.required) {
         field.focus();
-        throw new Error(`${localized(option, 'name', locale)}: ${tr(lang, 'composer.required')}`);
+        throw new Error(`${localized(option, 'name', locale)}: ${tr(lang, 'field.required')}`);
       }
     }
     return out;

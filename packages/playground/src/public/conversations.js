@@ -4,8 +4,9 @@
  */
 import { $ } from './dom.js';
 import { groupNodes } from './group-view.js';
+import { tr } from './i18n.js';
 import { toBottom } from './scroll.js';
-import { channelById, store, ui } from './state.js';
+import { actorInfo, channelById, store, ui } from './state.js';
 
 /** Set by the page at start: what a button press and a bot's form lead to, and where errors go. */
 const hooks = { onButton: () => undefined, onModal: () => undefined, onError: () => undefined };
@@ -55,8 +56,13 @@ export function absorb(snapshot) {
     store.busyButtons.get(current.id).removeAttribute('data-busy');
     store.busyButtons.delete(current.id);
   }
-  if (current.ack?.type === 9 && current.modal && !store.modalsShown.has(current.id)) {
-    hooks.onModal(current, root).catch((error) => hooks.onError(`the form could not be shown: ${error.message}`));
+  // A form opens for the user who asked for it only.
+  if (current.ack?.type === 9 && current.modal && !store.modalsShown.has(current.id) && current.userId === actorInfo().userId) {
+    try {
+      hooks.onModal(current, root);
+    } catch (error) {
+      hooks.onError(tr(ui.lang, 'modal.failed', { error: error.message }));
+    }
   }
   renderGroup(root);
 }
@@ -81,17 +87,29 @@ export function renderGroup(root) {
   if (!group || group.channelId !== ui.channelId) return;
   const log = $('log');
   const old = [...log.querySelectorAll(`[data-group="${root}"]`)];
-  const fresh = groupNodes(group, renderContext());
+  const fresh = groupNodes(group, renderContext(), actorInfo().userId);
   if (old.length) {
     old[0].before(...fresh);
     for (const node of old) node.remove();
   } else {
-    log.append(...fresh);
+    const next = laterGroupNode(root);
+    if (next) next.before(...fresh);
+    else log.append(...fresh);
   }
   $('welcome').hidden = log.children.length > 0;
 }
 
-/** Redraws the log: another channel or language. */
+/** The first element drawn for a conversation started after `root` (one hidden until now goes before it). */
+function laterGroupNode(root) {
+  const roots = [...store.groups.keys()];
+  for (const later of roots.slice(roots.indexOf(root) + 1)) {
+    const node = $('log').querySelector(`[data-group="${later}"]`);
+    if (node) return node;
+  }
+  return null;
+}
+
+/** Redraws the log: another channel, language or acting user. */
 export function renderAll() {
   $('log').replaceChildren();
   for (const group of store.groups.values()) if (group.channelId === ui.channelId) renderGroup(group.root);

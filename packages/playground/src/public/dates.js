@@ -1,15 +1,24 @@
 /**
  * Dates as a Discord client in English or Spanish shows them: a message's time ("Today at 10:32
- * AM" / "hoy a las 10:32") and the `<t:unix:style>` markup.
+ * AM" / "hoy a las 10:32") and the `<t:unix:style>` markup. A date JavaScript cannot represent
+ * (Intl throws "Invalid time value" on it) is reported as null, never thrown.
  */
 import { LOCALE_OF, tr } from './i18n.js';
+
+/** `value` (ms, ISO text or Date) as a Date, or null when it is no representable date. */
+export function validDate(value) {
+  const date = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
 
 function sameDay(a, b) {
   return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
 }
 
-/** "Today at 10:32 AM" / "hoy a las 10:32", or the date for older messages, as Discord shows them. */
-export function messageTime(date, lang) {
+/** "Today at 10:32 AM", or the date for older messages; '' for no valid date. */
+export function messageTime(value, lang) {
+  const date = validDate(value);
+  if (!date) return '';
   const locale = LOCALE_OF[lang];
   const time = new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit' }).format(date);
   const now = new Date();
@@ -29,28 +38,30 @@ const RELATIVE_UNITS = [
   ['second', 1],
 ];
 
-/** Discord's `<t:unix:style>` markup, rendered in the client's language. */
+const STYLES = {
+  t: { timeStyle: 'short' },
+  T: { timeStyle: 'medium' },
+  d: { dateStyle: 'short' },
+  D: { dateStyle: 'long' },
+  f: { dateStyle: 'long', timeStyle: 'short' },
+  F: { dateStyle: 'full', timeStyle: 'short' },
+};
+
+/** Discord's `<t:unix:style>` markup in the client's language; null when `unix` is out of range. */
 export function discordTimestamp(unix, style, lang) {
+  const date = validDate(unix * 1000);
+  if (!date) return null;
   const locale = LOCALE_OF[lang];
-  const date = new Date(unix * 1000);
-  switch (style) {
-    case 't':
-      return new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(date);
-    case 'T':
-      return new Intl.DateTimeFormat(locale, { timeStyle: 'medium' }).format(date);
-    case 'd':
-      return new Intl.DateTimeFormat(locale, { dateStyle: 'short' }).format(date);
-    case 'D':
-      return new Intl.DateTimeFormat(locale, { dateStyle: 'long' }).format(date);
-    case 'F':
-      return new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short' }).format(date);
-    case 'R': {
-      const diff = (unix * 1000 - Date.now()) / 1000;
-      const [unit, seconds] = RELATIVE_UNITS.find(([, s]) => Math.abs(diff) >= s) ?? ['second', 1];
-      return new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }).format(Math.round(diff / seconds), unit);
-    }
-    case 'f':
-    default:
-      return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short' }).format(date);
+  if (style === 'R') {
+    const diff = (date.getTime() - Date.now()) / 1000;
+    const [unit, seconds] = RELATIVE_UNITS.find(([, s]) => Math.abs(diff) >= s) ?? ['second', 1];
+    return new Intl.RelativeTimeFormat(locale, { numeric: 'auto' }).format(Math.round(diff / seconds), unit);
   }
+  return new Intl.DateTimeFormat(locale, STYLES[style] ?? STYLES.f).format(date);
+}
+
+/** The full date and time of a `<t:…>` for its tooltip, as Discord shows on hover. */
+export function fullDate(unix, lang) {
+  const date = validDate(unix * 1000);
+  return date ? new Intl.DateTimeFormat(LOCALE_OF[lang], STYLES.F).format(date) : '';
 }

@@ -42,7 +42,7 @@ export function renderEmbed(embed, ctx) {
     node.append(fields);
   }
   const footerText = embed.footer?.text ?? '';
-  const stamp = embed.timestamp ? messageTime(new Date(embed.timestamp), ctx.lang) : '';
+  const stamp = embed.timestamp ? messageTime(embed.timestamp, ctx.lang) : '';
   if (footerText || stamp) {
     const text = [footerText, stamp].filter(Boolean).join(' • ');
     node.append(el('discord-embed-footer', { slot: 'footer', 'footer-image': embed.footer?.icon_url ? ctx.link(embed.footer.icon_url) : undefined }, [text]));

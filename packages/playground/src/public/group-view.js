@@ -1,24 +1,32 @@
+/* global console */
 /**
  * One conversation (a command, the bot's answers, the buttons pressed and forms sent from it) as
- * the elements of the log.
+ * the elements the acting user sees. Ephemeral messages are visible only to the user whose
+ * interaction they answer, as in Discord; a conversation the viewer cannot see any of is not
+ * drawn at all. A message that fails to draw is replaced, never allowed to stop the others.
  */
 import { el } from './dom.js';
 import { tr } from './i18n.js';
-import { renderMessage, renderPending } from './render.js';
+import { FLAG_EPHEMERAL, renderMessage, renderPending, renderUnreadable } from './render.js';
 import { store } from './state.js';
 
-/** The messages of `group`, oldest first. */
-function groupMessages(group) {
+const isEphemeral = (message) => Boolean((message.flags ?? 0) & FLAG_EPHEMERAL);
+
+/** The messages of `group` that `viewerId` may see, oldest first. */
+function visibleMessages(group, viewerId) {
   const seen = new Set();
   const list = [];
   for (const id of group.members) {
-    const s = store.snapshots.get(id);
-    if (!s) continue;
-    for (const m of [s.originalDeleted ? null : s.original, ...s.followUps]) {
+    const snapshot = store.snapshots.get(id);
+    if (!snapshot) continue;
+    for (const m of [snapshot.originalDeleted ? null : snapshot.original, ...snapshot.followUps]) {
       if (!m || seen.has(m.id) || store.deletedMessages.has(m.id) || group.dismissed.has(m.id)) continue;
       seen.add(m.id);
       store.messageRoot.set(m.id, group.root);
-      list.push(store.messages.get(m.id) ?? m);
+      const message = store.messages.get(m.id) ?? m;
+      // Only the user who triggered an interaction sees its ephemeral answers.
+      if (isEphemeral(message) && snapshot.userId !== viewerId) continue;
+      list.push(message);
     }
   }
   return list.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
@@ -36,16 +44,30 @@ function pendingState(group) {
   return 'sending';
 }
 
-export function groupNodes(group, ctx) {
-  const header = group.header;
-  const list = groupMessages(group);
+function drawMessage(message, ctx, header) {
+  try {
+    return renderMessage(message, ctx, { header });
+  } catch (error) {
+    console.error('a message could not be drawn', message.id, error);
+    return renderUnreadable(message, ctx);
+  }
+}
+
+/** The elements of `group` for `viewerId` (an empty list when nothing of it is theirs to see). */
+export function groupNodes(group, ctx, viewerId) {
+  const list = visibleMessages(group, viewerId);
+  const own = group.header.userId === viewerId;
   const nodes = list.length
-    ? list.map((m, i) => renderMessage(m, ctx, { header: i === 0 ? header : null }))
-    : [renderPending(header, ctx, pendingState(group))];
-  // A button press or form that went unanswered shows under the conversation, as in Discord.
+    ? list.map((m, i) => drawMessage(m, ctx, i === 0 ? group.header : null))
+    : own
+      ? [renderPending(group.header, ctx, pendingState(group))]
+      : [];
+  // A button press or form that went unanswered shows under the conversation, to whoever sent it.
   for (const id of group.members.slice(1)) {
     const s = store.snapshots.get(id);
-    if (s && !s.ack && s.state === 'expired') nodes.push(el('div', { class: 'status-line expired loose' }, [tr(ctx.lang, 'status.noResponse')]));
+    if (s && !s.ack && s.state === 'expired' && s.userId === viewerId) {
+      nodes.push(el('div', { class: 'status-line expired loose' }, [tr(ctx.lang, 'status.noResponse')]));
+    }
   }
   for (const node of nodes) node.dataset.group = group.root;
   return nodes;

@@ -1,6 +1,7 @@
 /**
- * The playground's own words (the bot's words come from the bot), in English or Spanish. The
- * renderer's fixed labels ("Only you can see this") stay English.
+ * The playground's own words in English or Spanish (the bot's words come from the bot), including
+ * the Discord labels the page draws itself because the renderer only has them in English: the
+ * private-answer line, "<user> used /command" and the bot's forms.
  */
 
 export const LOCALE_OF = { en: 'en-US', es: 'es-ES' };
@@ -18,7 +19,6 @@ const STRINGS = {
     'composer.noMatch': 'No command matches',
     'composer.send': 'Send',
     'composer.optional': 'optional',
-    'composer.required': 'This field is required',
     'composer.pickOne': 'Choose…',
     'composer.none': '—',
     'composer.autocomplete.empty': 'No suggestions',
@@ -44,7 +44,25 @@ const STRINGS = {
     'key.copied': 'Copied',
     'time.today': 'Today at {time}',
     'time.yesterday': 'Yesterday at {time}',
-    'edited': '(edited)',
+    'composer.true': 'True',
+    'composer.false': 'False',
+    'field.required': 'This field is required',
+    'field.tooShort': 'Must be {min} characters or more in length.',
+    'ephemeral.note': 'Only you can see this',
+    'ephemeral.dismiss': 'Dismiss message',
+    'modal.warning': 'This form will be submitted to {bot}. Do not share passwords or other sensitive information.',
+    'modal.submit': 'Submit',
+    'modal.cancel': 'Cancel',
+    'modal.close': 'Close',
+    'modal.failed': 'The form could not be shown: {error}',
+    'message.failed': 'This message could not be shown.',
+    'mention.unknownChannel': 'unknown-channel',
+    'mention.unknownRole': 'unknown-role',
+    'mention.unknownUser': 'unknown-user',
+    'error.botOffline': 'feedbot is offline: its process is not connected to the emulator',
+    'fatal': 'The playground could not start: {error}',
+    'aria.servers': 'Servers',
+    'aria.settings': 'Playground settings',
   },
   es: {
     'actor.label': 'Actuando como',
@@ -58,7 +76,6 @@ const STRINGS = {
     'composer.noMatch': 'Ningún comando coincide',
     'composer.send': 'Enviar',
     'composer.optional': 'opcional',
-    'composer.required': 'Este campo es obligatorio',
     'composer.pickOne': 'Elige…',
     'composer.none': '—',
     'composer.autocomplete.empty': 'Sin sugerencias',
@@ -84,7 +101,25 @@ const STRINGS = {
     'key.copied': 'Copiada',
     'time.today': 'hoy a las {time}',
     'time.yesterday': 'ayer a las {time}',
-    'edited': '(editado)',
+    'composer.true': 'Verdadero',
+    'composer.false': 'Falso',
+    'field.required': 'Este campo es obligatorio',
+    'field.tooShort': 'Debe tener al menos {min} caracteres.',
+    'ephemeral.note': 'Solo tú puedes ver esto',
+    'ephemeral.dismiss': 'Descartar mensaje',
+    'modal.warning': 'Este formulario se enviará a {bot}. No compartas contraseñas ni otra información confidencial.',
+    'modal.submit': 'Enviar',
+    'modal.cancel': 'Cancelar',
+    'modal.close': 'Cerrar',
+    'modal.failed': 'No se pudo mostrar el formulario: {error}',
+    'message.failed': 'Este mensaje no se puede mostrar.',
+    'mention.unknownChannel': 'canal-desconocido',
+    'mention.unknownRole': 'rol-desconocido',
+    'mention.unknownUser': 'usuario-desconocido',
+    'error.botOffline': 'feedbot está desconectado: su proceso no está conectado al emulador',
+    'fatal': 'El playground no pudo arrancar: {error}',
+    'aria.servers': 'Servidores',
+    'aria.settings': 'Ajustes del playground',
   },
 };
 

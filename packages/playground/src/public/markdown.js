@@ -5,8 +5,9 @@
  * mentions and timestamps (`<#id>`, `<@id>`, `<@&id>`, `<t:unix:style>`). Text is only ever set
  * with textContent, never parsed as HTML.
  */
-import { discordTimestamp } from './dates.js';
+import { discordTimestamp, fullDate } from './dates.js';
 import { el } from './dom.js';
+import { tr } from './i18n.js';
 
 const INLINE = [
   { name: 'escape', re: /\\([^A-Za-z0-9\s])/y },
@@ -95,17 +96,17 @@ function build(name, m, ctx) {
     case 'time': {
       const unix = Number(m[1]);
       const style = m[2] ?? 'f';
-      const node = el('discord-time', { 'data-unix': unix, 'data-style': style, title: new Date(unix * 1000).toLocaleString() }, [
-        discordTimestamp(unix, style, ctx.lang),
-      ]);
-      return node;
+      const text = discordTimestamp(unix, style, ctx.lang);
+      // Out of JavaScript's date range: no rule matches, so the markup stays text (as Discord shows it).
+      if (text === null) return undefined;
+      return el('discord-time', { 'data-unix': unix, 'data-style': style, title: fullDate(unix, ctx.lang) }, [text]);
     }
     case 'channel':
-      return el('discord-mention', { type: 'channel' }, [ctx.channelName(m[1]) ?? 'unknown-channel']);
+      return el('discord-mention', { type: 'channel' }, [ctx.channelName(m[1]) ?? tr(ctx.lang, 'mention.unknownChannel')]);
     case 'role':
-      return el('discord-mention', { type: 'role' }, [ctx.roleName(m[1]) ?? 'unknown-role']);
+      return el('discord-mention', { type: 'role' }, [ctx.roleName(m[1]) ?? tr(ctx.lang, 'mention.unknownRole')]);
     case 'user':
-      return el('discord-mention', { type: 'user' }, [ctx.userName(m[1]) ?? 'unknown-user']);
+      return el('discord-mention', { type: 'user' }, [ctx.userName(m[1]) ?? tr(ctx.lang, 'mention.unknownUser')]);
     case 'command':
       return el('discord-mention', { type: 'slash' }, [m[1]]);
     case 'link':
@@ -159,6 +160,6 @@ export function renderMarkdown(text, ctx) {
 /** Refreshes every relative timestamp on the page (Discord's "in 2 minutes" keeps counting). */
 export function refreshTimes(root, lang) {
   for (const node of root.querySelectorAll('discord-time[data-unix]')) {
-    node.textContent = discordTimestamp(Number(node.dataset.unix), node.dataset.style, lang);
+    node.textContent = discordTimestamp(Number(node.dataset.unix), node.dataset.style, lang) ?? node.textContent;
   }
 }

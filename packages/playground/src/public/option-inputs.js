@@ -28,8 +28,8 @@ export function optionInput(option, previous, state, { onFocus, suggestions }) {
       return select(roles.map((r) => ({ name: `@${r.name}`, value: r.id })));
     case T.BOOLEAN:
       return select([
-        { name: 'True', value: 'true' },
-        { name: 'False', value: 'false' },
+        { name: tr(lang, 'composer.true'), value: 'true' },
+        { name: tr(lang, 'composer.false'), value: 'false' },
       ]);
   }
   if (option.autocomplete) return suggestions.field(option, previous);

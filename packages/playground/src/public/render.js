@@ -1,10 +1,11 @@
 /**
- * Discord API messages (what the bot sent the emulator) → the renderer's web components:
- * <discord-message> with content, embeds and buttons (embed.js), and the ephemeral marking.
- * Nothing here imitates Discord's CSS; the components do the drawing.
+ * Discord API messages (what the bot sent the emulator) → the renderer's web components: a
+ * <discord-message> with its content, embeds and buttons (embed.js). The labels the renderer has
+ * only in English are drawn here in the client's language instead: the private-answer line under
+ * an ephemeral message and the "<user> used /command" line above an answer.
  */
 import { messageTime } from './dates.js';
-import { el } from './dom.js';
+import { el, icon } from './dom.js';
 import { renderComponents, renderEmbed } from './embed.js';
 import { tr } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
@@ -12,22 +13,29 @@ import { renderMarkdown } from './markdown.js';
 export const FLAG_EPHEMERAL = 1 << 6;
 export const FLAG_LOADING = 1 << 7;
 
+/** The message element; `extra` attributes add to (or replace) the author's. */
+function messageNode(message, ctx, extra = {}) {
+  const isBot = message.author?.id === ctx.bot.id;
+  return el('discord-message', {
+    author: isBot ? ctx.bot.username : (message.author?.global_name ?? message.author?.username ?? 'user'),
+    avatar: isBot ? ctx.bot.avatar : undefined,
+    bot: isBot,
+    timestamp: messageTime(message.timestamp ?? Date.now(), ctx.lang) || String(message.timestamp),
+    'data-message-id': message.id,
+    ...extra,
+  });
+}
+
 /**
- * One bot (or user) message. `opts.header` adds the "<user> used /command" line above it;
- * `opts.thinking` draws the deferred state instead of the (empty) content.
+ * One bot (or user) message. `opts.header` adds the "<user> used /command" line above it. A
+ * deferred answer shows the bot thinking instead of its (empty) content.
  */
 export function renderMessage(message, ctx, opts = {}) {
-  const isBot = message.author?.id === ctx.bot.id;
   const flags = message.flags ?? 0;
-  const node = el('discord-message', {
-    author: isBot ? ctx.bot.username : (message.author?.global_name ?? message.author?.username ?? 'user'),
-    avatar: isBot ? ctx.bot.avatar : opts.avatar,
-    bot: isBot,
-    ephemeral: Boolean(flags & FLAG_EPHEMERAL),
-    timestamp: messageTime(new Date(message.timestamp ?? Date.now()), ctx.lang),
-    'data-message-id': message.id,
-  });
-  if (opts.header) node.append(renderCommandHeader(opts.header));
+  const ephemeral = Boolean(flags & FLAG_EPHEMERAL);
+  // Not the renderer's `ephemeral` attribute: that one writes its line in English only.
+  const node = messageNode(message, ctx, { 'data-ephemeral': ephemeral });
+  if (opts.header) node.append(renderCommandHeader(opts.header, ctx.lang));
   if (flags & FLAG_LOADING) {
     node.append(el('span', { class: 'thinking' }, [tr(ctx.lang, 'status.thinking', { bot: ctx.bot.username }), el('span', { class: 'dots' }, ['●', '●', '●'].map((d) => el('i', {}, [d])))]));
   } else if (message.content) {
@@ -36,13 +44,36 @@ export function renderMessage(message, ctx, opts = {}) {
   for (const embed of message.embeds ?? []) node.append(renderEmbed(embed, ctx));
   const components = renderComponents(message, ctx);
   if (components) node.append(components);
-  if (flags & FLAG_EPHEMERAL) node.dismissMessageClicked = () => ctx.onDismiss(message);
+  if (ephemeral) node.append(ephemeralNote(ctx.lang, () => ctx.onDismiss(message)));
   return node;
 }
 
-/** "<user> used /feed list" above a reply, as Discord shows it. */
-export function renderCommandHeader(header) {
-  return el('discord-command', { slot: 'reply', author: header.author, avatar: header.avatar, command: header.command, type: 'slash_command' });
+/** What stands for a message the page could not draw, so the rest of its conversation still shows. */
+export function renderUnreadable(message, ctx) {
+  const node = messageNode(message, ctx);
+  node.append(el('div', { class: 'status-line expired' }, [tr(ctx.lang, 'message.failed')]));
+  return node;
+}
+
+/** "Only you can see this • Dismiss message" under an ephemeral message, as Discord shows it. */
+function ephemeralNote(lang, dismiss) {
+  const link = el('span', { role: 'button', tabindex: '0', class: 'ephemeral-dismiss' }, [tr(lang, 'ephemeral.dismiss')]);
+  link.addEventListener('click', dismiss);
+  link.addEventListener('keydown', (event) => {
+    if (event.code !== 'Space' && event.key !== 'Enter') return;
+    event.preventDefault();
+    dismiss();
+  });
+  // The last of the message's slots, so the line stays under embeds and buttons.
+  return el('div', { class: 'ephemeral-note', slot: 'thread' }, [icon('eye', 16), `${tr(lang, 'ephemeral.note')} • `, link]);
+}
+
+/** "<user> used /feed list" above a reply, in the renderer's reply line (its text is ours). */
+export function renderCommandHeader(header, lang) {
+  return el('discord-reply', { slot: 'reply', class: 'command-header', author: header.author, avatar: header.avatar }, [
+    el('span', { class: 'command-used' }, [`${tr(lang, 'used')} `]),
+    el('span', { class: 'slash-command' }, [icon('command', 10), header.command]),
+  ]);
 }
 
 /** What the user sees of their own command before (or instead of) an answer. */
@@ -50,7 +81,7 @@ export function renderPending(header, ctx, state) {
   const node = el('discord-message', {
     author: header.author,
     avatar: header.avatar,
-    timestamp: messageTime(new Date(header.at), ctx.lang),
+    timestamp: messageTime(header.at, ctx.lang),
     class: `pending ${state}`,
     'data-state': state,
   });
