@@ -8,9 +8,10 @@ import type { DiscordEmulator } from './emulator.js';
 import type { EmulatorEventMap } from './events.js';
 import { NoGatewaySessionError } from './gateway/protocol.js';
 import { WaitTimeoutError, type InteractionHandle } from './handle.js';
-import { BodyError, corsHeaders, readBody, sendJson } from './http.js';
+import { BodyError, readBody, sendJson } from './http.js';
 import type { InteractionInput } from './options.js';
 import { InteractionInputError } from './payloads/options.js';
+import type { RequestGuard } from './request-guard.js';
 
 const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
 const Permissions = z.string().regex(/^\d+$/, 'must be a decimal permission bit set');
@@ -81,7 +82,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 
 const SSE_EVENTS: (keyof EmulatorEventMap)[] = ['call', 'violation', 'interaction', 'message', 'commands', 'gateway'];
 
-export function createControlHandler(emulator: DiscordEmulator) {
+export function createControlHandler(emulator: DiscordEmulator, guard: RequestGuard) {
   const info = () => ({
     applicationId: emulator.applicationId,
     botUser: emulator.botUser,
@@ -167,7 +168,7 @@ export function createControlHandler(emulator: DiscordEmulator) {
         return { status: 204 };
       case 'GET /shards':
         return { status: 200, body: emulator.shards() };
-      case 'POST /gateway': {
+      case 'POST /gateway/:id': {
         if (b !== 'reconnect') break;
         const body = parse(ReconnectSchema, await jsonBody(req));
         return { status: 200, body: { reconnecting: emulator.requestReconnect(body.shardId) } };
@@ -226,10 +227,20 @@ export function createControlHandler(emulator: DiscordEmulator) {
   }
 
   return async (req: IncomingMessage, res: ServerResponse, segments: string[], url: URL): Promise<void> => {
-    const cors = corsHeaders(req.headers.origin);
+    const cors = guard.corsHeaders(req.headers.origin);
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors);
-      res.end();
+      if (guard.allowsPreflight(req.headers.origin)) {
+        res.writeHead(204, cors);
+        res.end();
+      } else {
+        sendJson(res, 403, { error: 'cross-origin request refused' }, cors);
+      }
+      return;
+    }
+    // A body of another type never reaches a route: see request-guard.ts.
+    const refused = guard.checkBodyType(req, { multipart: false });
+    if (refused) {
+      sendJson(res, refused.status, { error: refused.reason }, cors);
       return;
     }
     if (req.method === 'GET' && segments.length === 1 && segments[0] === 'events') {

@@ -20,6 +20,7 @@ import { silentLogger, type Logger } from './log.js';
 import { MessageStore } from './messages.js';
 import { LOOPBACK, OptionsSchema, type EmulatorOptions, type InteractionInput, type ParsedOptions } from './options.js';
 import type { ModalValues } from './payloads/modal.js';
+import { RequestGuard, refuseHandshake } from './request-guard.js';
 import { RestEndpoint } from './rest-endpoint.js';
 import { createRestRouter } from './rest.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
@@ -41,6 +42,7 @@ export class DiscordEmulator implements HandleHost {
   private readonly registry: InteractionRegistry;
   private readonly gateway: Gateway;
   private readonly rest: RestEndpoint;
+  private readonly guard: RequestGuard; // own Host, JSON writes, CORS for one page: request-guard.ts
   private readonly sender: InteractionSender;
   private readonly control: (req: IncomingMessage, res: ServerResponse, segments: string[], url: URL) => Promise<void>;
   private readonly server: Server;
@@ -50,6 +52,7 @@ export class DiscordEmulator implements HandleHost {
     const parsed = OptionsSchema.parse(options);
     if (!LOOPBACK.has(parsed.host)) throw new Error(`the emulator binds to loopback only, not ${parsed.host}`);
     this.opts = parsed;
+    const guard = (this.guard = new RequestGuard(parsed.corsOrigin));
     const logger = (this.logger = options.logger ?? silentLogger());
     const applicationId = (this.applicationId = parsed.applicationId);
     const botUser = (this.botUser = makeUser(applicationId, parsed.botUsername, { bot: true, global_name: null }));
@@ -93,7 +96,7 @@ export class DiscordEmulator implements HandleHost {
       recommendedShards: () => this.recommendedShards(),
       maxConcurrency: parsed.maxConcurrency,
     });
-    this.rest = new RestEndpoint({ router, botToken: parsed.botToken, maxRecordedCalls: parsed.maxRecordedCalls, registry, events, logger });
+    this.rest = new RestEndpoint({ router, guard, botToken: parsed.botToken, maxRecordedCalls: parsed.maxRecordedCalls, registry, events, logger });
     this.sender = new InteractionSender({
       applicationId,
       botUser,
@@ -106,9 +109,11 @@ export class DiscordEmulator implements HandleHost {
       logger,
       host: this,
     });
-    this.control = createControlHandler(this);
+    this.control = createControlHandler(this, guard);
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on('upgrade', (req, socket, head) => {
+      const refused = guard.checkSender(req, { handshake: true });
+      if (refused) return refuseHandshake(socket, refused);
       const url = new URL(req.url ?? '/', 'http://emulator.invalid');
       if (url.pathname.replace(/\/+$/, '') !== '/gateway') {
         socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
@@ -153,6 +158,7 @@ export class DiscordEmulator implements HandleHost {
       });
     });
     const address = this.server.address() as AddressInfo;
+    this.guard.listeningOn(address);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.baseUrl = `http://${host}:${address.port}`;
     this.logger.info({ apiUrl: this.apiUrl, gatewayUrl: this.gatewayUrl, guilds: this.guildDirectory.list.length }, 'discord emulator listening');
@@ -317,6 +323,8 @@ export class DiscordEmulator implements HandleHost {
   // HTTP
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = this.guard.checkSender(req);
+    if (refused) return sendJson(res, refused.status, { error: refused.reason });
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const segments = splitPath(url.pathname);
     try {

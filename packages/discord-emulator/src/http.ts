@@ -118,22 +118,3 @@ export function splitPath(pathname: string): string[] {
       }
     });
 }
-
-/** Browser pages on loopback (the playground) may call the control API; other origins may not. */
-export function corsHeaders(origin: string | undefined): Record<string, string> {
-  if (!origin) return {};
-  try {
-    const { hostname } = new URL(origin);
-    if (hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]') {
-      return {
-        'access-control-allow-origin': origin,
-        'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-        'access-control-allow-headers': 'content-type',
-        vary: 'origin',
-      };
-    }
-  } catch {
-    // Not a URL: no CORS headers.
-  }
-  return {};
-}

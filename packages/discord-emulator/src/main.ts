@@ -26,6 +26,8 @@ Options (environment variable in brackets):
   --max-guilds-per-shard <n>   4011 above this, default 2500; 0 = no limit
   --ack-deadline-ms <n>        interaction acknowledgement deadline, default 3000
   --heartbeat-interval-ms <n>  HELLO heartbeat_interval, default 41250
+  --cors-origin <origin>       the one web page that may call the control API from a browser,
+                               exactly, e.g. http://127.0.0.1:8080; default none [EMULATOR_CORS_ORIGIN]
   --log-level <level>          default info [LOG_LEVEL]
   -h, --help
 `;
@@ -44,6 +46,7 @@ const ArgsSchema = z.object({
   maxGuildsPerShard: int(0).default(2500),
   ackDeadlineMs: int(1).default(3000),
   heartbeatIntervalMs: int(10).default(41_250),
+  corsOrigin: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
       'max-guilds-per-shard': { type: 'string' },
       'ack-deadline-ms': { type: 'string' },
       'heartbeat-interval-ms': { type: 'string' },
+      'cors-origin': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
     maxGuildsPerShard: values['max-guilds-per-shard'],
     ackDeadlineMs: values['ack-deadline-ms'],
     heartbeatIntervalMs: values['heartbeat-interval-ms'],
+    corsOrigin: values['cors-origin'] ?? (env.EMULATOR_CORS_ORIGIN || undefined),
     logLevel: values['log-level'] ?? (env.LOG_LEVEL || undefined),
   });
   const botToken = env[args.tokenEnv]?.trim();
@@ -115,6 +120,7 @@ async function main(): Promise<void> {
     maxGuildsPerShard: args.maxGuildsPerShard === 0 ? Number.POSITIVE_INFINITY : args.maxGuildsPerShard,
     ackDeadlineMs: args.ackDeadlineMs,
     heartbeatIntervalMs: args.heartbeatIntervalMs,
+    ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
     logger,
   });
   if (args.commandsFile) emulator.setCommands(z.array(z.unknown()).parse(readJson(args.commandsFile)));

@@ -5,6 +5,7 @@ import type { ActorOverrides } from './handle.js';
 import type { Logger } from './log.js';
 import type { ModalValues } from './payloads/modal.js';
 import type { CommandInput } from './payloads/options.js';
+import { isExactOrigin } from './request-guard.js';
 import type { EmulatedGuild } from './types.js';
 
 export interface EmulatorOptions {
@@ -35,6 +36,11 @@ export interface EmulatorOptions {
   maxRecordedCalls?: number;
   /** Default user who interacts when a request names none. */
   defaultUserId?: string;
+  /**
+   * The one web page (an exact origin, `http://127.0.0.1:8080`) that may call the control API
+   * from a browser. Default none: no CORS headers, and writes carrying any Origin are refused.
+   */
+  corsOrigin?: string;
   logger?: Logger;
 }
 
@@ -59,6 +65,10 @@ export const OptionsSchema = z.object({
   tokenLifetimeMs: z.number().int().min(1).default(15 * 60_000),
   maxRecordedCalls: z.number().int().min(1).default(50_000),
   defaultUserId: Snowflake.default('300000000000000001'),
+  corsOrigin: z
+    .string()
+    .refine(isExactOrigin, 'corsOrigin must be one exact origin such as http://127.0.0.1:8080 (scheme, host, port; no wildcard, no path)')
+    .optional(),
 });
 
 export type ParsedOptions = z.infer<typeof OptionsSchema>;

@@ -8,13 +8,13 @@ import type { EmulatorEvents } from './events.js';
 import { BodyError, parseBody, readBody, sendJson, type Router } from './http.js';
 import type { InteractionRegistry } from './interactions/registry.js';
 import type { Logger } from './log.js';
-import type { RestRequest } from './rest.js';
+import type { RequestGuard } from './request-guard.js';
+import type { RestRoute } from './rest.js';
 import type { RecordedCall, Violation } from './types.js';
-
-type RestRoute = { auth: boolean; handle: (req: RestRequest) => RestResult };
 
 export interface RestEndpointDeps {
   router: Router<RestRoute>;
+  guard: RequestGuard;
   botToken: string;
   maxRecordedCalls: number;
   registry: InteractionRegistry;
@@ -67,11 +67,14 @@ export class RestEndpoint {
     const method = (req.method ?? 'GET').toUpperCase();
     const path = `/${segments.join('/')}`;
     const match = this.deps.router.match(method, segments);
-    let route = path.replace(/\d{15,21}/g, ':id');
+    const route = !match ? path.replace(/\d{15,21}/g, ':id') : match.handler === null ? match.pattern : routeTemplate(match.pattern, match.params);
     let result: RestResult;
     let body: unknown;
     let files: { field: string; name: string; contentType: string; data: Buffer }[] = [];
     try {
+      // A body of another type never reaches a handler (nor the parser): see request-guard.ts.
+      const refused = this.deps.guard.checkBodyType(req, { multipart: match?.handler?.multipart === true });
+      if (refused) throw new BodyError(refused.reason, refused.status);
       const raw = await readBody(req);
       try {
         ({ body, files } = await parseBody(req, raw));
@@ -82,10 +85,8 @@ export class RestEndpoint {
       if (!match) {
         result = answer(404, '404: Not Found', 0, 'not_found');
       } else if (match.handler === null) {
-        route = match.pattern;
         result = answer(405, '405: Method Not Allowed', 0, 'bad_request');
       } else {
-        route = routeTemplate(match.pattern, match.params);
         result =
           match.handler.auth && req.headers.authorization !== `Bot ${this.deps.botToken}`
             ? answer(401, '401: Unauthorized', 0, 'unauthorized')
@@ -96,7 +97,9 @@ export class RestEndpoint {
       result =
         error.status === 413
           ? answer(413, 'Request entity too large', 40005, 'bad_request')
-          : answer(400, 'The request body contains invalid JSON.', 50109, 'bad_request');
+          : error.status === 415
+            ? answer(415, '415: Unsupported Media Type', 0, 'bad_request')
+            : answer(400, 'The request body contains invalid JSON.', 50109, 'bad_request');
     }
     if (result.raw) {
       res.writeHead(result.status, { 'content-type': result.raw.contentType });

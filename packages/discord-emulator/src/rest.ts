@@ -40,10 +40,14 @@ export interface RestRequest {
 
 type Handler = (req: RestRequest) => RestResult;
 
-interface RouteDef {
+export interface RestRoute {
   auth: boolean;
+  /** Takes multipart/form-data (`payload_json` + `files[n]`) besides JSON: the routes where Discord takes files. */
+  multipart: boolean;
   handle: Handler;
 }
+
+const WITH_FILES = { multipart: true };
 
 export interface RestDeps {
   applicationId: string;
@@ -62,10 +66,12 @@ export interface RestDeps {
   maxConcurrency: number;
 }
 
-export function createRestRouter(deps: RestDeps): Router<RouteDef> {
-  const router = new Router<RouteDef>();
-  const bot = (method: string, pattern: string, handle: Handler) => router.add(method, pattern, { auth: true, handle });
-  const open = (method: string, pattern: string, handle: Handler) => router.add(method, pattern, { auth: false, handle });
+export function createRestRouter(deps: RestDeps): Router<RestRoute> {
+  const router = new Router<RestRoute>();
+  const bot = (method: string, pattern: string, handle: Handler, opts = { multipart: false }) =>
+    router.add(method, pattern, { auth: true, multipart: opts.multipart, handle });
+  const open = (method: string, pattern: string, handle: Handler, opts = { multipart: false }) =>
+    router.add(method, pattern, { auth: false, multipart: opts.multipart, handle });
 
   const application = () => ({
     id: deps.applicationId,
@@ -164,15 +170,24 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
   }
 
   // -- interactions
-  open('POST', '/interactions/:id/:token/callback', ({ params, query, body, files }) =>
-    interactionCallback(deps.responses, params.id!, params.token!, body, query.get('with_response') === 'true', files),
+  open(
+    'POST',
+    '/interactions/:id/:token/callback',
+    ({ params, query, body, files }) => interactionCallback(deps.responses, params.id!, params.token!, body, query.get('with_response') === 'true', files),
+    WITH_FILES,
   );
-  open('POST', '/webhooks/:app/:token', ({ params, query, body, files }) =>
-    followUp(deps.responses, params.app!, params.token!, body, query.get('wait') === 'true', files),
+  open(
+    'POST',
+    '/webhooks/:app/:token',
+    ({ params, query, body, files }) => followUp(deps.responses, params.app!, params.token!, body, query.get('wait') === 'true', files),
+    WITH_FILES,
   );
   for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-    open(method, '/webhooks/:app/:token/messages/:message', ({ params, body, files }) =>
-      webhookMessage(deps.responses, method, params.app!, params.token!, params.message!, body, files),
+    open(
+      method,
+      '/webhooks/:app/:token/messages/:message',
+      ({ params, body, files }) => webhookMessage(deps.responses, method, params.app!, params.token!, params.message!, body, files),
+      { multipart: method === 'PATCH' },
     );
   }
 
@@ -216,7 +231,7 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
     const stored = deps.messages.create({ channelId: found.channel.id, guildId: found.guild.id, author: deps.botUser, type: 0, flags, data, files });
     emitMessage(deps.events, 'create', stored.message, null);
     return ok(stored.message);
-  });
+  }, WITH_FILES);
   const channelMessage = (params: Record<string, string>) => {
     const stored = deps.messages.live(params.message!);
     return stored && stored.message.channel_id === params.channel ? stored : undefined;
@@ -236,7 +251,7 @@ export function createRestRouter(deps: RestDeps): Router<RouteDef> {
     const edited = deps.messages.edit(stored, isObject(body) ? body : {}, files);
     emitMessage(deps.events, 'update', edited.message, null);
     return ok(edited.message);
-  });
+  }, WITH_FILES);
   bot('DELETE', '/channels/:channel/messages/:message', ({ params }) => {
     const stored = channelMessage(params);
     if (!stored) return unknownMessage();
