@@ -2,6 +2,9 @@
  * `npm run sandbox`: start the sandbox on https://127.0.0.1:8443 with the demo data, print the
  * URL, the certificate to trust and a fresh full-scope key for the demo server.
  *
+ * The .env lines name the certificate as FEED_API_CA_FILE, the bot's own CA setting for the feed
+ * API: NODE_EXTRA_CA_CERTS is read only when Node starts, so a line for it in .env does nothing.
+ *
  * The demo key is regenerated on every start (the previous one stops working) and is written to
  * <dataDir>/demo-key.txt (mode 0600) for scripts. It is printed to the terminal, never logged.
  */
@@ -89,8 +92,9 @@ function banner(sandbox: RunningSandbox, demoKey: string, demoKeyFile: string): 
     '',
     '  For the bot, put these lines in .env:',
     `    FEED_API_URL=${sandbox.url}`,
-    `    NODE_EXTRA_CA_CERTS=${sandbox.caFile}`,
+    `    FEED_API_CA_FILE=${sandbox.caFile}`,
     '  and give the key to the bot with /apikey in the demo server.',
+    '  (Other Node programs can trust the certificate with NODE_EXTRA_CA_CERTS, set before they start.)',
     '',
     '  Admin: npm run sandbox:admin -- help',
     '',

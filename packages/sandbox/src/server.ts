@@ -9,6 +9,7 @@ import { silentLogger, type Logger } from './log.js';
 import { DEFAULT_MAX_FEEDS_PER_SERVER, SandboxAdmin } from './admin.js';
 import { buildApp } from './app.js';
 import { systemClock, type Clock } from './clock.js';
+import { withDefaultLimits, type ConnectionLimits } from './connection-guard.js';
 import { createFrontDoor } from './front-door.js';
 import { FixedWindowLimiter, type RateLimitConfig } from './rate-limit.js';
 import { seedDemoData, type SeedResult } from './seed.js';
@@ -40,6 +41,8 @@ export interface SandboxOptions {
   tls?: TlsFiles;
   maxFeedsPerServer?: number;
   bodyLimit?: number;
+  /** Time-outs and the per-address cap of connections; each defaults to DEFAULT_CONNECTION_LIMITS. */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface RunningSandbox {
@@ -48,7 +51,10 @@ export interface RunningSandbox {
   port: number;
   host: string;
   dataDir: string;
-  /** The certificate clients must trust (pass as `ca`, or NODE_EXTRA_CA_CERTS). */
+  /**
+   * The certificate clients must trust: as `ca` (the bot: FEED_API_CA_FILE), or for any Node
+   * process as NODE_EXTRA_CA_CERTS in the environment it starts with.
+   */
   caFile: string;
   caPem: string;
   admin: SandboxAdmin;
@@ -106,7 +112,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     });
     closers.push(() => app.close());
 
-    const front = createFrontDoor({ tlsServer: app.server, limiter, baseUrl: () => url });
+    const front = createFrontDoor({ tlsServer: app.server, limiter, baseUrl: () => url, limits: withDefaultLimits(options.connectionLimits) });
     const address = await front.listen(options.port ?? 0, host);
     closers.push(() => front.close());
     url = `https://${urlHost(host)}:${address.port}`;

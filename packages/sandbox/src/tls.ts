@@ -1,7 +1,8 @@
 /**
  * The sandbox's TLS material: either files supplied by path, or a self-signed certificate for
  * 127.0.0.1 / ::1 / localhost generated on first run and kept in the data folder. The certificate
- * is its own trust anchor: clients pass cert.pem as `ca` (or NODE_EXTRA_CA_CERTS).
+ * is its own trust anchor: clients pass cert.pem as `ca` (the bot: FEED_API_CA_FILE), or any Node
+ * process trusts it through NODE_EXTRA_CA_CERTS set before it starts (Node reads that only at launch).
  */
 import { X509Certificate } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';

@@ -207,6 +207,32 @@ describe('bad input never breaks the sandbox', () => {
     );
   });
 
+  it('JSON nested 20,000 levels deep, anywhere in a body, is answered below 500 (nothing recurses over it)', async () => {
+    const deepArray = `${'['.repeat(20_000)}0${']'.repeat(20_000)}`;
+    const deepObject = `${'{"a":'.repeat(10_000)}0${'}'.repeat(10_000)}`;
+    const feed = (field: string, value: string) => `{"cuenta":"nasa","canalId":"${CHANNEL}","tipos":["post"],"${field}":${value}}`;
+    const cases: [string, string, string, number, string | null][] = [
+      ['cuenta', 'POST', `{"cuenta":${deepArray},"canalId":"${CHANNEL}","tipos":["post"]}`, 400, 'invalid_request'],
+      ['tipos', 'POST', feed('tipos', deepArray), 400, 'invalid_request'],
+      ['filtros itself', 'POST', feed('filtros', deepArray), 400, 'invalid_request'],
+      ['the whole body, an array', 'POST', deepArray, 400, 'invalid_request'],
+      ['the whole body, an object', 'POST', deepObject, 400, 'invalid_request'],
+      ['a forbidden key at the bottom', 'POST', `${'{"a":'.repeat(10_000)}{"__proto__":{"x":1}}${'}'.repeat(10_000)}`, 400, 'invalid_json'],
+      ['an unknown field (ignored)', 'POST', feed('extra', deepObject).replace('"nasa"', '"nasa_deep"'), 201, null],
+      ['a DELETE body', 'DELETE', deepArray, 404, 'not_found'],
+    ];
+    for (const [where, method, body, status, codigo] of cases) {
+      expect(body.length, where).toBeLessThan(64 * 1024);
+      const path = method === 'DELETE' ? `/feeds/${attacker.feedId + 1_000_000}` : '/feeds';
+      const res = await sb.call(method, path, { key: attacker.key, body });
+      checkResponse(res, method);
+      expect(res.status, `${where}: ${res.text.slice(0, 200)}`).toBe(status);
+      if (codigo) expect((res.json as { error: { codigo: string } }).error.codigo, where).toBe(codigo);
+    }
+    // Without a key the body is never parsed at all.
+    expect((await sb.call('POST', '/feeds', { body: deepArray })).status).toBe(401);
+  });
+
   it('oversized headers get a JSON 400 with the rate-limit headers', async () => {
     for (const size of [17 * 1024, 64 * 1024]) {
       const res = await sb.call('GET', '/feeds', { headers: { 'x-padding': 'p'.repeat(size) } });

@@ -9,9 +9,12 @@ import {
   CreateFeedResponseSchema,
   DeleteFeedResponseSchema,
   FeedListResponseSchema,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_NODES,
   PostsResponseSchema,
   type Scope,
 } from '@feedbot/feed-api-contract';
+import { DEFAULT_BODY_LIMIT } from '../src/index.js';
 import { ALL_SCOPES, CHANNEL, expectErrorBody, expectRateHeaders, sharedTestSandbox, startTestSandbox } from './helpers.js';
 
 const sb = sharedTestSandbox({ rateLimit: { limit: 1_000_000 } });
@@ -124,6 +127,42 @@ describe('POST /feeds', () => {
     expectErrorBody(dup, 'duplicate_feed');
     // Another channel is another feed.
     expect((await sb().call('POST', '/feeds', { key, body: { cuenta: 'nasa', canalId: '1100000000000000043', tipos: ['post'] } })).status).toBe(201);
+  });
+});
+
+describe('filter size bounds', () => {
+  /** A POST /feeds body (as text: too deep for JSON.stringify) with these filters. */
+  const bodyWithFilters = (...filters: string[]): string =>
+    `{"cuenta":"nasa","canalId":"${CHANNEL}","tipos":["post"],"filtros":[${filters.join(',')}]}`;
+  /** An object holding arrays down to a value at `depth` levels. */
+  const nested = (depth: number): string => `{"a":${'['.repeat(depth - 2)}0${']'.repeat(depth - 2)}}`;
+  /** An object holding one array: `values` values in all. */
+  const wide = (values: number): string => `{"v":[${Array(values - 2).fill(0).join(',')}]}`;
+
+  async function expectFilterRefused(body: string): Promise<void> {
+    const { key } = await serverWithKey();
+    const res = await sb().call('POST', '/feeds', { key, body, contentType: 'application/json' });
+    expect(res.status, res.text.slice(0, 200)).toBe(400);
+    expectRateHeaders(res);
+    expectErrorBody(res, 'invalid_request');
+    const detalles = (res.json as { error: { detalles: { campo: string }[] } }).error.detalles;
+    expect(detalles.map((d) => d.campo)).toEqual(['filtros.0']);
+    expect(FeedListResponseSchema.parse((await sb().call('GET', '/feeds', { key })).json).total).toBe(0);
+  }
+
+  it('a filter nested 20,000 levels deep (40 KB, under the body limit) is 400 naming filtros.0, and creates nothing', async () => {
+    const body = bodyWithFilters(nested(20_000));
+    expect(body.length).toBeGreaterThan(40_000);
+    expect(body.length).toBeLessThan(DEFAULT_BODY_LIMIT);
+    await expectFilterRefused(body);
+  });
+
+  it(`${MAX_FILTER_DEPTH} levels and ${MAX_FILTER_NODES} values are accepted; one more of either is 400`, async () => {
+    const { key } = await serverWithKey();
+    const atBounds = bodyWithFilters(nested(MAX_FILTER_DEPTH), wide(MAX_FILTER_NODES));
+    expect((await sb().call('POST', '/feeds', { key, body: atBounds, contentType: 'application/json' })).status).toBe(201);
+    await expectFilterRefused(bodyWithFilters(nested(MAX_FILTER_DEPTH + 1)));
+    await expectFilterRefused(bodyWithFilters(wide(MAX_FILTER_NODES + 1)));
   });
 });
 

@@ -194,7 +194,9 @@ describe('npm run sandbox (demo)', () => {
     expect(banner).toContain(sandbox.caFile);
     expect(banner).toContain(demoKey);
     expect(banner).toContain(`FEED_API_URL=${sandbox.url}`);
-    expect(banner).toContain(`NODE_EXTRA_CA_CERTS=${sandbox.caFile}`);
+    // The bot's own CA setting: NODE_EXTRA_CA_CERTS would only be read when Node starts, not from .env.
+    expect(banner).toContain(`FEED_API_CA_FILE=${sandbox.caFile}`);
+    expect(banner).not.toMatch(/^\s*NODE_EXTRA_CA_CERTS=/m);
     const keyFile = join(dir, DEMO_KEY_FILE);
     expect((await readFile(keyFile, 'utf8')).trim()).toBe(demoKey);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
@@ -247,8 +249,9 @@ describe('npm run sandbox (demo)', () => {
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await expect.poll(() => out, { timeout: 20_000, interval: 100 }).toContain('NODE_EXTRA_CA_CERTS=');
+    await expect.poll(() => out, { timeout: 20_000, interval: 100 }).toContain('FEED_API_CA_FILE=');
     const url = /FEED_API_URL=(\S+)/.exec(out)?.[1];
+    expect(/FEED_API_CA_FILE=(\S+)/.exec(out)?.[1]).toBe(join(dir, 'cert.pem'));
     const key = /demo API key\s+(fbk_\S+)/.exec(out)?.[1];
     expect(url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     expect(key).toMatch(/^fbk_/);

@@ -1,5 +1,6 @@
 /**
- * HTTPS only: the certificate is a trust anchor for Node (as `ca` and as NODE_EXTRA_CA_CERTS),
+ * HTTPS only: the certificate is a trust anchor for Node (as `ca`, which is how the bot's
+ * FEED_API_CA_FILE uses it, and as NODE_EXTRA_CA_CERTS for other Node processes),
  * plain HTTP on the same port gets a JSON refusal, and every response of every kind carries the
  * rate-limit headers.
  */
@@ -91,7 +92,7 @@ describe('TLS', () => {
     }
   });
 
-  it('works through NODE_EXTRA_CA_CERTS in a fresh Node process, as the bot uses it', async () => {
+  it('works through NODE_EXTRA_CA_CERTS in a fresh Node process (for Node clients other than the bot)', async () => {
     const script = `fetch(${JSON.stringify(`${sb().url}/health`)}).then(r => r.text()).then(t => { process.stdout.write(t); }, e => { process.stdout.write('ERR ' + (e.cause && e.cause.code)); process.exitCode = 1; })`;
     const run = (env: NodeJS.ProcessEnv) =>
       new Promise<{ code: number | null; out: string }>((resolve, reject) => {
