@@ -2,7 +2,9 @@
  * /apikey set | status | remove — the server's feed API key, for admins only.
  *
  * `set` opens a modal so the key never appears in a channel; the key is probed against the API
- * before it is stored (encrypted) and is never shown again beyond its last 4 characters.
+ * before it is stored (encrypted) and is never shown again beyond its last 4 characters. A key
+ * proven to be another server's is refused; one that could not be tied to this server is stored
+ * as "ownership not verified" and says so (./apikey/ownership.ts).
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ModalSubmitInteraction } from 'discord.js';
 import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
@@ -13,8 +15,9 @@ import { customId } from '../src/bot/custom-id.js';
 import { UserError } from '../src/bot/errors.js';
 import { localize } from '../src/i18n/localize.js';
 import { maskKey, type StoredKey } from '../src/keys/store.js';
-import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type ScopeCheck } from '../src/render/apikey.js';
+import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyStatus, type ScopeCheck } from '../src/render/apikey.js';
 import { noticeEmbed } from '../src/render/notice.js';
+import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 
 export const keyModalId = customId('apikey:set', {});
 const KEY_INPUT_ID = 'key';
@@ -51,9 +54,11 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
   if (probe.planRequired && !SCOPES.some((s) => probe.scopes[s] === true)) {
     throw new UserError('apikey.planRequired');
   }
-  const servidor = probe.stats?.servidor;
-  if (servidor && /^\d{17,20}$/.test(servidor) && servidor !== guildId) {
-    throw new UserError('apikey.otherServer', { servidor });
+  // Refuse a key proven to be another server's; store one nothing could tie either way as
+  // unverified, and say so (the rule is in ./apikey/ownership.ts).
+  const owner = judgeOwnership(guildId, { servidor: probe.stats?.servidor, feedChannels: probe.feedChannels }, channelPlaces(interaction, guildId));
+  if (owner.verdict === 'foreign') {
+    throw owner.servidor ? new UserError('apikey.otherServer', { servidor: owner.servidor }) : new UserError('apikey.otherServer.channels');
   }
   const previous = await ctx.services.keys.get(guildId).catch(() => undefined);
   await ctx.services.keys.set(guildId, {
@@ -62,9 +67,10 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
     setAt: new Date(ctx.now()).toISOString(),
     scopes: SCOPES.filter((s) => probe.scopes[s] === true),
     unknownScopes: SCOPES.filter((s) => probe.scopes[s] === null),
+    ownership: owner.verdict,
   });
   if (previous && previous.apiKey !== apiKey) ctx.services.api.forgetKey(previous.apiKey);
-  await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, maskKey(apiKey), probe.scopes)] });
+  await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, maskKey(apiKey), probe.scopes, owner.verdict)] });
 }
 
 /** What the store remembers of the probe: granted, unknown, or (otherwise) missing. */
@@ -82,7 +88,14 @@ const status: SlashDeclaration = {
       await ctx.respond.send({ embeds: [noticeEmbed(ctx.t('apikey.status.none'))] });
       return;
     }
-    const key = { masked: maskKey(stored.apiKey), setBy: stored.setBy, setAt: stored.setAt, scopes: storedScopes(stored) };
+    const key: KeyStatus = {
+      masked: maskKey(stored.apiKey),
+      setBy: stored.setBy,
+      setAt: stored.setAt,
+      scopes: storedScopes(stored),
+      // Records from before the check carry no ownership: nothing was proved about them.
+      ownership: stored.ownership ?? 'unverified',
+    };
     await ctx.respond.send({ embeds: [keyStatusEmbed(ctx.t, key)] });
   },
 };

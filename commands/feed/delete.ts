@@ -8,6 +8,7 @@ import { customId, int, oneOf, snowflake, type Decoded } from '../../src/bot/cus
 import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
+import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
 
 const DEFAULT_CONFIRM_TTL_MS = 60_000;
 
@@ -24,7 +25,7 @@ const confirmationKey = (c: Confirmation) => `${c.id}:${c.userId}:${c.expires}`;
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('delete'), { name: 'cmd.feed.delete.name', description: 'cmd.feed.delete.description' }).addIntegerOption((o) =>
-    localize(o.setName('id'), { name: 'opt.id.name', description: 'opt.id.delete.description' }).setRequired(true).setMinValue(1).setAutocomplete(true),
+    localize(boundedOption(o, FEED_ID), { name: 'opt.id.name', description: 'opt.id.delete.description' }).setRequired(true).setAutocomplete(true),
   );
 }
 
@@ -69,7 +70,7 @@ export function createDeleteFeature(): DeleteFeature {
     // The confirmation is private to the admin.
     ephemeral: true,
     async run(interaction, ctx) {
-      const id = interaction.options.getInteger('id', true);
+      const id = feedIdOption(interaction);
       // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
       const feeds = await ctx.call((api, auth) => api.listFeeds(auth));
       const feed = feeds.feeds.find((f) => f.id === id);
@@ -112,7 +113,7 @@ export function createDeleteFeature(): DeleteFeature {
       // Not a declared precondition: Cancel and an expired confirmation need no permission.
       ctx.requireManageGuild('deleteFeed');
       const result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
-      await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, result.mensaje)], components: [] });
+      await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, confirmation.id, result)], components: [] });
     },
   });
 

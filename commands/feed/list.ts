@@ -10,6 +10,7 @@ import { InvalidOptionError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from '../../src/render/feeds.js';
 import { pagerRows } from '../../src/render/pager.js';
+import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';
 
 export const listPageId = customId('feed:list', { page: int({ min: 1 }), channelId: optional(snowflake), userId: snowflake });
 type ListState = Decoded<typeof listPageId>;
@@ -22,9 +23,7 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
         ChannelType.GuildAnnouncement,
       ),
     )
-    .addIntegerOption((o) =>
-      localize(o.setName('pagina'), { name: 'opt.pagina.name', description: 'opt.pagina.description' }).setMinValue(1).setMaxValue(1000),
-    );
+    .addIntegerOption((o) => localize(boundedOption(o, LIST_PAGE), { name: 'opt.pagina.name', description: 'opt.pagina.description' }));
 }
 
 /** `fresh` skips the feed cache: a typed command shows the truth, page turns may reuse it. */
@@ -44,7 +43,7 @@ export const subcommand: SlashDeclaration = {
   ephemeral: false,
   async run(interaction, ctx) {
     const channel = interaction.options.getChannel('canal');
-    const state: ListState = { page: interaction.options.getInteger('pagina') ?? 1, channelId: channel?.id, userId: interaction.user.id };
+    const state: ListState = { page: integerOption(interaction, ctx.t, LIST_PAGE) ?? 1, channelId: channel?.id, userId: interaction.user.id };
     await ctx.respond.send(await listPage(ctx, state, true, channel?.name ?? undefined));
   },
 };

@@ -2,7 +2,7 @@
  * /feed posts <id> [limite] [tipo] — the latest posts a feed forwarded, in message-sized pages.
  */
 import type { SlashCommandSubcommandBuilder } from 'discord.js';
-import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT, POSTS_LIMIT_MAX } from '@feedbot/feed-api-contract';
+import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT } from '@feedbot/feed-api-contract';
 import { button, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, oneOf, optional, snowflake, type Decoded } from '../../src/bot/custom-id.js';
@@ -10,10 +10,11 @@ import { knownKind } from '../../src/bot/options.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { kindLabel } from '../../src/render/labels.js';
 import { postsPage } from '../../src/render/posts.js';
+import { FEED_ID, POSTS_LIMIT, boundedOption, feedIdOption, integerOption } from './integer-options.js';
 
 export const postsPageId = customId('feed:posts', {
   id: int({ min: 1 }),
-  limite: int({ min: 1, max: POSTS_LIMIT_MAX }),
+  limite: int({ min: POSTS_LIMIT.min, max: POSTS_LIMIT.max }),
   tipo: optional(oneOf(CONTENT_KINDS)),
   page: int({ min: 1 }),
   userId: snowflake,
@@ -23,11 +24,9 @@ type PostsState = Decoded<typeof postsPageId>;
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('posts'), { name: 'cmd.feed.posts.name', description: 'cmd.feed.posts.description' })
     .addIntegerOption((o) =>
-      localize(o.setName('id'), { name: 'opt.id.name', description: 'opt.id.posts.description' }).setRequired(true).setMinValue(1).setAutocomplete(true),
+      localize(boundedOption(o, FEED_ID), { name: 'opt.id.name', description: 'opt.id.posts.description' }).setRequired(true).setAutocomplete(true),
     )
-    .addIntegerOption((o) =>
-      localize(o.setName('limite'), { name: 'opt.limite.name', description: 'opt.limite.description' }).setMinValue(1).setMaxValue(POSTS_LIMIT_MAX),
-    )
+    .addIntegerOption((o) => localize(boundedOption(o, POSTS_LIMIT), { name: 'opt.limite.name', description: 'opt.limite.description' }))
     .addStringOption((o) =>
       localize(o.setName('tipo'), { name: 'opt.tipo.name', description: 'opt.tipo.description' }).addChoices(
         ...CONTENT_KINDS.map((k) => localizedChoice((t) => kindLabel(t, k), k)),
@@ -52,14 +51,15 @@ async function showPosts(ctx: HandlerContext, state: PostsState) {
 export const subcommand: SlashDeclaration = {
   guildOnly: true,
   ephemeral: false,
-  run: (interaction, ctx) =>
-    showPosts(ctx, {
-      id: interaction.options.getInteger('id', true),
-      limite: interaction.options.getInteger('limite') ?? POSTS_LIMIT_DEFAULT,
+  async run(interaction, ctx) {
+    await showPosts(ctx, {
+      id: feedIdOption(interaction),
+      limite: integerOption(interaction, ctx.t, POSTS_LIMIT) ?? POSTS_LIMIT_DEFAULT,
       tipo: knownKind(interaction.options.getString('tipo')),
       page: 1,
       userId: interaction.user.id,
-    }),
+    });
+  },
 };
 
 export const pageButton = button({

@@ -26,6 +26,11 @@ export interface KeyProbe {
   scopes: Record<Scope, ProbeAnswer>;
   /** Present when GET /stats answered with a valid body: compare `servidor` with the guild id. */
   stats?: Stats;
+  /**
+   * Present when GET /feeds answered with a valid body: each channel the key's feeds forward to,
+   * once (empty when the key has no feeds). Where those channels are tells whose key it is.
+   */
+  feedChannels?: string[];
   /** Present (true) when a 403 said the account is not on the plan the API requires. */
   planRequired?: true;
 }
@@ -53,6 +58,7 @@ export async function probeKey(requester: Pick<FeedApiRequester, 'send'>, apiKey
     scopes: { 'feeds:read': read.answer, 'feeds:write': write.answer, 'stats:read': stats.answer },
   };
   if (stats.value !== undefined) probe.stats = stats.value;
+  if (read.value !== undefined) probe.feedChannels = [...new Set(read.value.feeds.map((f) => f.canal))];
   if (read.planRequired || stats.planRequired || write.planRequired) probe.planRequired = true;
   return probe;
 }

@@ -9,7 +9,7 @@ import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
 import { MissingPermissionError, UserError } from './errors.js';
-import { truncate } from '../render/text.js';
+import { quotedApiText } from '../render/api-text.js';
 
 export interface Explanation {
   message: string;
@@ -51,12 +51,9 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     };
   }
   if (error instanceof api.BadRequestError) {
-    const detail = error.apiMessage ? truncate(error.apiMessage, 300) : undefined;
-    return {
-      message: detail ? t('error.badRequest.detail', { message: detail }) : t('error.badRequest'),
-      outcome: 'api_400',
-      level: 'warn',
-    };
+    // Our sentence; the API's own words (which field, why) follow only as a quoted detail.
+    const detail = quotedApiText(t, error.apiMessage);
+    return { message: detail ? `${t('error.badRequest')} ${detail}` : t('error.badRequest'), outcome: 'api_400', level: 'warn' };
   }
   if (error instanceof api.UnauthorizedError) {
     return { message: t('error.unauthorized'), outcome: 'api_401', level: 'info' };

@@ -84,6 +84,8 @@ export const en = {
   'delete.button.confirm': 'Delete',
   'delete.button.cancel': 'Cancel',
   'delete.done.title': 'Feed deleted',
+  'delete.done': 'Feed #{id} was deleted.',
+  'delete.notConfirmed': 'The API answered without confirming that feed #{id} was deleted. Check with `/feed list`.',
   'delete.cancelled': 'Cancelled: feed #{id} was not deleted.',
   'delete.expired': 'This confirmation has expired. Run `/feed delete` again.',
 
@@ -122,6 +124,12 @@ export const en = {
   'apikey.planRequired':
     "This key is valid, but its account is not on the `server` plan, which the feed API requires. Nothing was saved: upgrade the plan in the dashboard, then set the key again.",
   'apikey.otherServer': 'This key belongs to another server ({servidor}), not this one. Nothing was saved.',
+  'apikey.otherServer.channels':
+    "This key's feeds forward into another server's channels, none into this server's: the key belongs to that server. Nothing was saved.",
+  'apikey.ownership': 'Server',
+  'apikey.ownership.verified': '✅ Verified: this key belongs to this server.',
+  'apikey.ownership.unverified':
+    '⚠️ Not verified: the bot could not confirm that this key belongs to this server. Make sure the key has the `stats:read` scope (dashboard, API & webhooks), then set it again with `/apikey set`.',
   'apikey.badFormat': 'That does not look like an API key (it must be 8–512 visible characters, no spaces). Nothing was saved.',
   'apikey.status.title': 'API key',
   'apikey.status.none': 'No API key is set for this server. An admin can set one with `/apikey set`.',
@@ -131,6 +139,9 @@ export const en = {
   'apikey.removed': 'The API key was removed. Feed commands stop working until an admin sets a new one.',
   'apikey.removed.none': 'There was no API key to remove.',
 
+  // ─── The API's own words, quoted after one of our sentences (src/render/api-text.ts) ───
+  'api.says': 'The API says: “{message}”',
+
   // ─── Errors ───
   'error.guildOnly': 'This command only works inside a server.',
   'error.noKey': 'This server has no feed API key yet. An admin (Manage Server) must run `/apikey set` first.',
@@ -139,7 +150,6 @@ export const en = {
   'action.deleteFeed': 'delete feeds',
   'action.manageKey': 'manage the API key',
   'error.badRequest': 'The API rejected the request as invalid.',
-  'error.badRequest.detail': 'The API rejected the request as invalid: {message}',
   'error.unauthorized':
     'The API key of this server is invalid or was regenerated. An admin must set the new key with `/apikey set`.',
   'error.forbidden':
@@ -160,6 +170,7 @@ export const en = {
   'error.unknown': 'Something unexpected went wrong. Reference: `{ref}`.',
   'error.unknownCommand': 'This command is not known to this version of the bot.',
   'error.badOption': 'The option `{option}` is invalid: {reason}',
+  'error.optionRange': 'The option `{option}` must be a whole number from {min} to {max}.',
   'error.expiredComponent': 'These buttons have expired. Run the command again.',
 } as const;
 

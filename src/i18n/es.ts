@@ -79,6 +79,8 @@ export const es: Record<MessageKey, string> = {
   'delete.button.confirm': 'Eliminar',
   'delete.button.cancel': 'Cancelar',
   'delete.done.title': 'Feed eliminado',
+  'delete.done': 'Se eliminó el feed #{id}.',
+  'delete.notConfirmed': 'La API respondió sin confirmar que se eliminara el feed #{id}. Compruébalo con `/feed lista`.',
   'delete.cancelled': 'Cancelado: el feed #{id} no se eliminó.',
   'delete.expired': 'Esta confirmación ha caducado. Vuelve a ejecutar `/feed eliminar`.',
 
@@ -115,6 +117,12 @@ export const es: Record<MessageKey, string> = {
   'apikey.planRequired':
     'Esta clave es válida, pero su cuenta no tiene el plan `server` que exige la API de feeds. No se guardó nada: mejora el plan en el panel y vuelve a poner la clave.',
   'apikey.otherServer': 'Esta clave pertenece a otro servidor ({servidor}), no a este. No se guardó nada.',
+  'apikey.otherServer.channels':
+    'Los feeds de esta clave reenvían a canales de otro servidor y a ninguno de este: la clave pertenece a ese servidor. No se guardó nada.',
+  'apikey.ownership': 'Servidor',
+  'apikey.ownership.verified': '✅ Verificada: esta clave pertenece a este servidor.',
+  'apikey.ownership.unverified':
+    '⚠️ Sin verificar: el bot no pudo confirmar que esta clave pertenezca a este servidor. Asegúrate de que la clave tenga el permiso `stats:read` (panel, API y webhooks) y vuelve a ponerla con `/clave-api establecer`.',
   'apikey.badFormat':
     'Eso no parece una clave de la API (debe tener 8–512 caracteres visibles, sin espacios). No se guardó nada.',
   'apikey.status.title': 'Clave de la API',
@@ -125,6 +133,8 @@ export const es: Record<MessageKey, string> = {
   'apikey.removed': 'Se quitó la clave de la API. Los comandos de feeds no funcionarán hasta que un admin ponga otra.',
   'apikey.removed.none': 'No había ninguna clave que quitar.',
 
+  'api.says': 'La API dice: «{message}»',
+
   'error.guildOnly': 'Este comando solo funciona dentro de un servidor.',
   'error.noKey':
     'Este servidor aún no tiene clave de la API de feeds. Un admin (Gestionar servidor) debe ejecutar `/clave-api establecer` primero.',
@@ -133,7 +143,6 @@ export const es: Record<MessageKey, string> = {
   'action.deleteFeed': 'eliminar feeds',
   'action.manageKey': 'gestionar la clave de la API',
   'error.badRequest': 'La API rechazó la petición por no ser válida.',
-  'error.badRequest.detail': 'La API rechazó la petición por no ser válida: {message}',
   'error.unauthorized':
     'La clave de la API de este servidor no es válida o se regeneró. Un admin debe poner la nueva con `/clave-api establecer`.',
   'error.forbidden':
@@ -155,5 +164,6 @@ export const es: Record<MessageKey, string> = {
   'error.unknown': 'Ocurrió algo inesperado. Referencia: `{ref}`.',
   'error.unknownCommand': 'Esta versión del bot no conoce este comando.',
   'error.badOption': 'La opción `{option}` no es válida: {reason}',
+  'error.optionRange': 'La opción `{option}` debe ser un número entero de {min} a {max}.',
   'error.expiredComponent': 'Estos botones han caducado. Vuelve a ejecutar el comando.',
 };

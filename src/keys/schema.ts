@@ -31,6 +31,13 @@ export const StoredKeySchema = z.object({
   scopesKnown: z.boolean().optional(),
   /** Scopes the bot could not check at set time (neither confirmed nor refused). */
   unknownScopes: z.array(ScopeSchema).max(16).optional(),
+  /**
+   * Whether the key was tied to this guild when it was set: `verified` when GET /stats named the
+   * guild or a feed forwards into one of its channels, `unverified` when nothing could tell (keys
+   * proven to be another server's are never stored). Optional so records written before it load;
+   * an absent value reads as `unverified`, since nothing was proved about those keys.
+   */
+  ownership: z.enum(['verified', 'unverified']).optional(),
 });
 
 export type StoredKey = z.infer<typeof StoredKeySchema>;

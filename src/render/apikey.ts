@@ -7,9 +7,11 @@ import {
   TimestampStyles,
   time,
   type APIEmbed,
+  type APIEmbedField,
 } from 'discord.js';
 import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
+import type { StoredKey } from '../keys/schema.js';
 import { Colors } from './style.js';
 
 /** Lengths the form accepts; the command checks the characters. */
@@ -44,26 +46,45 @@ function scopeLines(t: Translator, scopes: ScopeCheck): string {
   }).join('\n');
 }
 
-/** After /apikey set: the masked key and its scopes, with a hint when one is missing. */
-export function keySavedEmbed(t: Translator, masked: string, scopes: ScopeCheck): APIEmbed {
+/** Whether the key was tied to this server when it was set; unverified says what to do about it. */
+export type KeyOwnership = NonNullable<StoredKey['ownership']>;
+
+function ownershipField(t: Translator, ownership: KeyOwnership): APIEmbedField {
+  return { name: t('apikey.ownership'), value: t(`apikey.ownership.${ownership}`) };
+}
+
+/** After /apikey set: the masked key, its scopes (with a hint when one is missing) and its ownership. */
+export function keySavedEmbed(t: Translator, masked: string, scopes: ScopeCheck, ownership: KeyOwnership): APIEmbed {
   const missing = SCOPES.some((s) => scopes[s] !== true);
   return {
     title: t('apikey.set.title'),
-    color: Colors.success,
+    color: ownership === 'verified' ? Colors.success : Colors.warning,
     description: t('apikey.set.description', { masked: `\`${masked}\`` }),
-    fields: [{ name: t('apikey.scopes'), value: scopeLines(t, scopes) + (missing ? `\n\n${t('apikey.set.missingScopes')}` : '') }],
+    fields: [
+      { name: t('apikey.scopes'), value: scopeLines(t, scopes) + (missing ? `\n\n${t('apikey.set.missingScopes')}` : '') },
+      ownershipField(t, ownership),
+    ],
   };
 }
 
-export function keyStatusEmbed(t: Translator, key: { masked: string; setBy: string; setAt: string; scopes: ScopeCheck }): APIEmbed {
+export interface KeyStatus {
+  masked: string;
+  setBy: string;
+  setAt: string;
+  scopes: ScopeCheck;
+  ownership: KeyOwnership;
+}
+
+export function keyStatusEmbed(t: Translator, key: KeyStatus): APIEmbed {
   return {
     title: t('apikey.status.title'),
-    color: Colors.brand,
+    color: key.ownership === 'verified' ? Colors.brand : Colors.warning,
     fields: [
       { name: t('apikey.status.key'), value: `\`${key.masked}\``, inline: true },
       { name: t('apikey.status.setBy'), value: `<@${key.setBy}>`, inline: true },
       { name: t('apikey.status.setAt'), value: time(new Date(key.setAt), TimestampStyles.ShortDateTime), inline: true },
       { name: t('apikey.scopes'), value: scopeLines(t, key.scopes) },
+      ownershipField(t, key.ownership),
     ],
   };
 }

@@ -1,11 +1,12 @@
 /** /feed delete: the confirmation with its two buttons, and what replaces it. */
 import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed } from 'discord.js';
-import type { FeedListItem } from '@feedbot/feed-api-contract';
+import type { DeleteFeedResponse, FeedListItem } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
+import { quotedApiText } from './api-text.js';
 import { noticeEmbed } from './notice.js';
 import type { MessageRow } from './pager.js';
-import { Colors, Limits } from './style.js';
-import { plain, truncate } from './text.js';
+import { Colors } from './style.js';
+import { plain } from './text.js';
 
 /** The private question "Delete feed #1?", Delete/Cancel, and when it stops being valid. */
 export function deleteConfirmation(
@@ -39,9 +40,14 @@ export function deleteConfirmation(
   };
 }
 
-/** The API's own message (`mensaje`) about the deletion. */
-export function deletedEmbed(t: Translator, mensaje: string): APIEmbed {
-  return { title: t('delete.done.title'), color: Colors.success, description: truncate(plain(mensaje), Limits.description) };
+/**
+ * After Delete. The API's `mensaje` ("Feed 6 eliminado") only repeats the confirmation, in the
+ * API's language: it is shown only when `ok` is false, as a quoted detail that may say why.
+ */
+export function deletedEmbed(t: Translator, id: number, result: DeleteFeedResponse): APIEmbed {
+  if (result.ok) return { title: t('delete.done.title'), color: Colors.success, description: t('delete.done', { id }) };
+  const detail = quotedApiText(t, result.mensaje);
+  return noticeEmbed([t('delete.notConfirmed', { id }), detail].filter(Boolean).join('\n'), Colors.warning);
 }
 
 export function deleteCancelledEmbed(t: Translator, id: number): APIEmbed {

@@ -96,7 +96,8 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
       expect(err).toBeInstanceOf(ForbiddenError);
       expect((err as ForbiddenError).requiredScope).toBe('feeds:write');
       const probe = await probeKey(client.requester, key);
-      expect(probe).toEqual({ valid: true, scopes: { 'feeds:read': true, 'feeds:write': false, 'stats:read': false } });
+      // feedChannels: where the key's feeds forward to (the backend's own feeds), for the server check.
+      expect(probe).toEqual({ valid: true, scopes: { 'feeds:read': true, 'feeds:write': false, 'stats:read': false }, feedChannels: expect.any(Array) });
     });
 
     it('a full key probes as all scopes, with stats for the server check', async () => {

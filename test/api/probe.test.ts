@@ -55,6 +55,9 @@ describe('probeKey: scope matrix', () => {
       });
       if (s === 200) expect(probe.stats).toEqual(STATS);
       else expect(probe.stats).toBeUndefined();
+      // Where the key's feeds forward to: evidence of which server the key belongs to.
+      if (r === 200) expect(probe.feedChannels).toEqual(['1100000000000000002']);
+      else expect(probe.feedChannels).toBeUndefined();
     }
     if (r === 401) expect(callCount(agent)).toBe(1); // an invalid key is not probed further
     else expect(postBody).toEqual({}); // a body no server can create a feed from
@@ -69,6 +72,21 @@ describe('probeKey: other cases', () => {
     const probe = await probeKey(client.requester, KEY);
     expect(probe.scopes).toEqual({ 'feeds:read': true, 'feeds:write': true, 'stats:read': true });
     expect(probe.stats).toBeUndefined();
+    expect(probe.feedChannels).toBeUndefined();
+  });
+
+  it('lists each channel the feeds forward to once, in the order first seen', async ({ client, pool }) => {
+    const feed = FEED_LIST.feeds[0]!;
+    const feeds = [
+      { ...feed, id: 1, canal: '1100000000000000009' },
+      { ...feed, id: 2, canal: '1100000000000000002' },
+      { ...feed, id: 3, canal: '1100000000000000009' },
+    ];
+    pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' }).reply(200, { ...FEED_LIST, feeds, total: 3 });
+    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(403, {});
+    pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(400, {});
+    const probe = await probeKey(client.requester, KEY);
+    expect(probe.feedChannels).toEqual(['1100000000000000009', '1100000000000000002']);
   });
 
   it('time-outs and connection errors → null (could not tell)', async ({ pool, makeClient }) => {

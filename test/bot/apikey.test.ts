@@ -49,7 +49,7 @@ describe('/apikey set', () => {
       '✅ `feeds:read`\n❌ `feeds:write`\n✅ `stats:read`\n\nCommands needing a missing scope will explain it when used.',
     );
     const stored = await h.keys.get(GUILD_ID);
-    expect(stored).toMatchObject({ apiKey: NEW_KEY, setBy: ADMIN_ID, scopes: ['feeds:read', 'stats:read'] });
+    expect(stored).toMatchObject({ apiKey: NEW_KEY, setBy: ADMIN_ID, scopes: ['feeds:read', 'stats:read'], ownership: 'verified' });
     // The key never reaches Discord in full, nor the logs.
     expect(JSON.stringify(h.discord.calls)).not.toContain(NEW_KEY);
     expect(h.rawLogs.join('')).not.toContain(NEW_KEY);
@@ -117,6 +117,8 @@ describe('/apikey status and remove', () => {
       { name: 'Set by', value: `<@${ADMIN_ID}>`, inline: true },
       { name: 'Set', value: `<t:${Date.parse('2026-11-01T10:00:00.000Z') / 1000}:f>`, inline: true },
       { name: 'Scopes', value: '✅ `feeds:read`\n✅ `feeds:write`\n✅ `stats:read`' },
+      // setKey() writes a record without `ownership`, as the bot did before it checked.
+      { name: 'Server', value: expect.stringMatching(/^⚠️ Not verified: /) },
     ]);
   });
 

@@ -68,7 +68,13 @@ describe.each(families)('$name', (f) => {
   botTest('400 shows what was invalid, with the API message', async ({ bot: h }) => {
     intercept(h).reply(400, { error: { codigo: 'invalid', mensaje: 'tipos must not be empty' } }, { headers: rl() });
     await f.start(h);
-    expect(lastExplanation(h)).toEqual({ text: 'The API rejected the request as invalid: tipos must not be empty', flags: MessageFlags.Ephemeral });
+    expect(lastExplanation(h)).toEqual({ text: 'The API rejected the request as invalid. The API says: “tipos must not be empty”', flags: MessageFlags.Ephemeral });
+  });
+
+  botTest('400 in Spanish: our sentence, the API text only as a quoted detail', async ({ bot: h }) => {
+    intercept(h).reply(400, { error: { codigo: 'invalid', mensaje: 'Parámetros no válidos' } }, { headers: rl() });
+    await f.start(h, 'es-ES');
+    expect(lastExplanation(h).text).toBe('La API rechazó la petición por no ser válida. La API dice: «Parámetros no válidos»');
   });
 
   botTest('401 says the key is invalid or regenerated and an admin must set the new one', async ({ bot: h }) => {

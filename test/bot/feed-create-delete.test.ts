@@ -71,7 +71,7 @@ describe('/feed create', () => {
   botTest('shows the API message of a 400, whatever its body shape', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(400, { message: 'channel is not allowed' }, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
-    expect(body(h).data.embeds[0]!.description).toBe('The API rejected the request as invalid: channel is not allowed');
+    expect(body(h).data.embeds[0]!.description).toBe('The API rejected the request as invalid. The API says: “channel is not allowed”');
     expect(body(h).data.flags).toBe(MessageFlags.Ephemeral);
   });
 
@@ -91,7 +91,7 @@ describe('/feed delete', () => {
     return b.data.components[0]!.components;
   }
 
-  botTest('asks for confirmation (ephemeral, Delete/Cancel), then deletes and shows mensaje', async ({ bot: h }) => {
+  botTest('asks for confirmation (ephemeral, Delete/Cancel), then deletes and says so in the user language', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     const b = body(h);
@@ -109,7 +109,29 @@ describe('/feed delete', () => {
     await h.run(buttonPress(yes!.custom_id, {}, MessageFlags.Ephemeral));
     const done = body(h, 1);
     expect(done.type).toBe(7);
-    expect(done.data.embeds[0]).toEqual({ title: 'Feed deleted', color: 0x57f287, description: 'Feed 1 eliminado' });
+    // The API's own (Spanish) `mensaje` adds nothing to our sentence: it is not shown.
+    expect(done.data.embeds[0]).toEqual({ title: 'Feed deleted', color: 0x57f287, description: 'Feed #1 was deleted.' });
+    expect(done.data.components).toEqual([]);
+  });
+
+  botTest('in Spanish, the sentence is ours too', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', { id: 2 }, { locale: 'es-ES' }));
+    h.api.intercept({ path: '/v1/feeds/2', method: 'DELETE' }).reply(200, { ok: true, mensaje: 'Deleted feed 2 (v2 wording)' }, { headers: rl() });
+    await h.run(buttonPress(confirmation(h)[0]!.custom_id, { locale: 'es-ES' }));
+    expect(body(h, 1).data.embeds[0]).toMatchObject({ title: 'Feed eliminado', description: 'Se eliminó el feed #2.' });
+  });
+
+  botTest('a 200 with ok: false is not reported as a deletion; the API text is quoted as a detail', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', { id: 1 }));
+    h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(200, { ok: false, mensaje: 'Feed 1 bloqueado' }, { headers: rl() });
+    await h.run(buttonPress(confirmation(h)[0]!.custom_id));
+    const done = body(h, 1);
+    expect(done.data.embeds[0]!.title).toBeUndefined();
+    expect(done.data.embeds[0]!.description).toBe(
+      'The API answered without confirming that feed #1 was deleted. Check with `/feed list`.\nThe API says: “Feed 1 bloqueado”',
+    );
     expect(done.data.components).toEqual([]);
   });
 

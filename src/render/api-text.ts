@@ -1,0 +1,16 @@
+/**
+ * Text the API wrote itself (`mensaje`, error messages) is in the API's language, not the user's.
+ * Every sentence a user reads comes from our catalogues; the API's words may only follow one, as a
+ * quoted detail, and only where they add something the user can act on.
+ */
+import type { Translator } from '../i18n/index.js';
+import { plain, truncate } from './text.js';
+
+/** Longest API text quoted: a detail, not a second message. */
+export const API_QUOTE_MAX = 300;
+
+/** `The API says: “…”` in the user's language, or '' when the API sent nothing readable. */
+export function quotedApiText(t: Translator, text: string | undefined): string {
+  const clean = plain(text ?? '').replace(/\s+/g, ' ').trim();
+  return clean === '' ? '' : t('api.says', { message: truncate(clean, API_QUOTE_MAX) });
+}
