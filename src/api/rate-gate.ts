@@ -16,6 +16,23 @@
  * never arrives: connection failure), the key is "blind" and requests pass ungated until some
  * response teaches a budget — a server without headers must not serialise every command.
  *
+ * A 429 is authoritative until the reset it gives, whatever the gate believed: nothing is sent
+ * for the key before it, even when it is earlier than the end of a window seen before (a token
+ * bucket or a sliding window names the moment the next unit frees up, a restarted server has a
+ * new window, other clients of the key spend budget we never saw). Answers to requests sent
+ * before that 429 arrived raced it: they tell the budget as it was, so they cannot reopen the
+ * gate. When the reset has passed, a single request probes the budget before the others go: the
+ * server just proved our picture wrong, and "a new window starts full" may not hold for it. The
+ * refusal outlives `forget` and eviction: dropping what we learnt does not end it.
+ *
+ * Clocks: the reset is a time on the server's clock, read on ours, and we assume both in step
+ * (NTP, well under a second). A server running ahead only makes us wait a little longer; one
+ * running behind makes its reset look earlier by the skew, which we cannot measure (we do not
+ * read `Date`). A Retry-After, relative and so immune to skew, wins when it ends later. A 429
+ * whose reset has already passed here (a slow answer, or such a server) holds nothing, but it
+ * still puts the key back to probing one request at a time: a lagging server sees a trickle of
+ * single requests until its window really ends, never a burst.
+ *
  * Keys are identified by a hash (the caller's business); the gate never sees the key itself.
  * Memory is bounded: idle keys are evicted oldest-first beyond `maxKeys`.
  */
@@ -31,6 +48,12 @@ interface KeyState {
   blind: boolean;
   /** The largest budget seen at the start of a window (Remaining + 1); 0 until one is seen. */
   limitSeen: number;
+  /** The latest reset of the 429s received: nothing is sent before it. Null when none pending. */
+  refusedUntilMs: number | null;
+  /** 429s received: a request sent when this was lower raced the latest one. */
+  refusals: number;
+  /** Set by a 429 until a response teaches a budget: the unknown state probes with one request. */
+  probeOne: boolean;
   waiters: Array<() => void>;
 }
 
@@ -68,9 +91,9 @@ export class RateGate {
     for (;;) {
       const s = this.state(keyHash);
       this.expire(s);
+      if (s.refusedUntilMs !== null) return { ok: false, resetAt: new Date(s.refusedUntilMs) };
       if (s.remaining === null || s.resetAtMs === null) {
-        const burst = s.limitSeen > 0 ? Math.max(1, Math.min(MAX_NEW_WINDOW_BURST, Math.floor(s.limitSeen / 4))) : FIRST_USE_BURST;
-        if (s.blind || s.inFlight < burst) return { ok: true, permit: this.reserve(s) };
+        if (s.blind || s.inFlight < burstFor(s)) return { ok: true, permit: this.reserve(s) };
         await new Promise<void>((resolve) => s.waiters.push(resolve));
         continue;
       }
@@ -88,17 +111,27 @@ export class RateGate {
     return { remaining: Math.max(0, s.remaining - s.inFlight), resetAt: new Date(s.resetAtMs) };
   }
 
-  /** The reset time a 429 response implies (header, else Retry-After, else a full window). */
+  /** The reset time a 429 response implies: the later of its reset and Retry-After, else a full window. */
   resetFor429(headers: HeaderBag): Date {
     const now = this.now();
-    return new Date(parseReset(headers, now) ?? parseRetryAfter(headers, now) ?? now + RATE_LIMIT_WINDOW_MS);
+    const said = [parseReset(headers, now), parseRetryAfter(headers, now)].filter((t) => t !== null);
+    return new Date(said.length > 0 ? Math.max(...said) : now + RATE_LIMIT_WINDOW_MS);
   }
 
+  /**
+   * Drops the budget learnt for a key. A 429's refusal still pending stays (it is the server's
+   * word, not our guess), and so do the requests still out: their answers must land somewhere.
+   */
   forget(keyHash: string): void {
     const s = this.states.get(keyHash);
     if (!s) return;
-    this.states.delete(keyHash);
-    // Whoever waited on the old state re-evaluates against a fresh one.
+    this.expire(s);
+    s.remaining = s.refusedUntilMs === null ? null : 0;
+    s.resetAtMs = s.refusedUntilMs;
+    s.blind = false;
+    s.limitSeen = 0;
+    if (s.inFlight === 0 && s.refusedUntilMs === null) this.states.delete(keyHash);
+    // Whoever waited re-evaluates against what is left.
     this.wake(s);
   }
 
@@ -114,7 +147,7 @@ export class RateGate {
       this.states.set(keyHash, s);
       return s;
     }
-    s = { remaining: null, resetAtMs: null, inFlight: 0, blind: false, limitSeen: 0, waiters: [] };
+    s = newState();
     this.states.set(keyHash, s);
     this.evict();
     return s;
@@ -124,12 +157,17 @@ export class RateGate {
     if (this.states.size <= this.maxKeys) return;
     for (const [k, s] of this.states) {
       if (this.states.size <= this.maxKeys) break;
-      if (s.inFlight === 0 && s.waiters.length === 0) this.states.delete(k);
+      this.expire(s);
+      // A pending 429 is kept: it lasts at most MAX_RESET_AHEAD_MS, and forgetting it would send
+      // into a window the server declared spent.
+      if (s.inFlight === 0 && s.waiters.length === 0 && s.refusedUntilMs === null) this.states.delete(k);
     }
   }
 
   private expire(s: KeyState): void {
-    if (s.resetAtMs !== null && this.now() >= s.resetAtMs) {
+    const now = this.now();
+    if (s.refusedUntilMs !== null && now >= s.refusedUntilMs) s.refusedUntilMs = null;
+    if (s.resetAtMs !== null && now >= s.resetAtMs) {
       s.remaining = null;
       s.resetAtMs = null;
       s.blind = false;
@@ -138,27 +176,44 @@ export class RateGate {
 
   private reserve(s: KeyState): GatePermit {
     s.inFlight++;
+    const refusalsBefore = s.refusals;
     let released = false;
     return {
       release: (headers, status) => {
         if (released) return;
         released = true;
         s.inFlight--;
-        const learnt = headers ? this.learn(s, headers, status) : false;
-        if (!learnt && (s.remaining === null || s.resetAtMs === null)) s.blind = true;
+        if (status === 429) this.refuse(s, headers ?? {});
+        else if (s.refusals === refusalsBefore) {
+          const learnt = headers ? this.learn(s, headers) : false;
+          if (!learnt && (s.remaining === null || s.resetAtMs === null)) s.blind = true;
+        }
+        // Otherwise it raced a 429 that arrived first: what it says is older than that refusal.
         this.wake(s);
       },
     };
   }
 
-  private learn(s: KeyState, headers: HeaderBag, status?: number): boolean {
+  private refuse(s: KeyState, headers: HeaderBag): void {
+    this.refuseUntil(s, Math.max(this.resetFor429(headers).getTime(), this.now()));
+  }
+
+  private refuseUntil(s: KeyState, untilMs: number): void {
+    const until = Math.max(untilMs, s.refusedUntilMs ?? untilMs);
+    s.refusedUntilMs = until;
+    // The window we believed in is disproved; what follows the refusal is unknown.
+    s.remaining = 0;
+    s.resetAtMs = until;
+    s.refusals++;
+    s.probeOne = true;
+    s.blind = false;
+  }
+
+  /** A budget from a response other than 429; false when its headers tell nothing usable. */
+  private learn(s: KeyState, headers: HeaderBag): boolean {
     const now = this.now();
-    let remaining = parseRemaining(headers);
-    let reset = parseReset(headers, now);
-    if (status === 429) {
-      remaining = 0;
-      reset ??= this.resetFor429(headers).getTime();
-    }
+    const remaining = parseRemaining(headers);
+    const reset = parseReset(headers, now);
     // Both are needed: a budget without an end (or an end in the past) tells nothing usable.
     if (remaining === null || reset === null || reset <= now) return false;
     if (s.remaining === null || s.resetAtMs === null || reset >= s.resetAtMs + SAME_WINDOW_MS) {
@@ -170,8 +225,9 @@ export class RateGate {
       s.resetAtMs = Math.max(s.resetAtMs, reset);
     }
     // Older window (a late answer): ignored.
-    if (status !== 429) s.limitSeen = Math.max(s.limitSeen, remaining + 1);
+    s.limitSeen = Math.max(s.limitSeen, remaining + 1);
     s.blind = false;
+    s.probeOne = false;
     return true;
   }
 
@@ -179,4 +235,14 @@ export class RateGate {
     const waiters = s.waiters.splice(0);
     for (const w of waiters) w();
   }
+}
+
+function newState(): KeyState {
+  return { remaining: null, resetAtMs: null, inFlight: 0, blind: false, limitSeen: 0, refusedUntilMs: null, refusals: 0, probeOne: false, waiters: [] };
+}
+
+/** Requests let out together while the budget is unknown. */
+function burstFor(s: KeyState): number {
+  if (s.probeOne) return 1;
+  return s.limitSeen > 0 ? Math.max(1, Math.min(MAX_NEW_WINDOW_BURST, Math.floor(s.limitSeen / 4))) : FIRST_USE_BURST;
 }

@@ -216,7 +216,7 @@ export class FeedApiRequester {
           report({ ...outcome, ...common(false, latencyMs) });
           return this.validate(spec, sent.res, n);
         }
-        failure = this.httpError(spec, sent.res, n);
+        failure = this.httpError(spec, keyHash, sent.res, n);
       } else {
         outcome = sent.outcome;
         failure =
@@ -254,7 +254,7 @@ export class FeedApiRequester {
     return parsed.data;
   }
 
-  private httpError(spec: RequestSpec, res: AttemptResponse, n: number): FeedApiError {
+  private httpError(spec: RequestSpec, keyHash: string, res: AttemptResponse, n: number): FeedApiError {
     let body: unknown;
     if (!res.truncated && res.text !== '') {
       try {
@@ -266,7 +266,12 @@ export class FeedApiRequester {
     // Scrub before extracting: truncation must not leave half a key behind.
     body = scrubSecret(body, spec.apiKey);
     const init = { route: spec.route, attempts: n, status: res.status, body, apiMessage: extractApiMessage(body) };
-    if (res.status === 429) return new RateLimitedError({ ...init, resetAt: this.gate.resetFor429(res.headers) });
+    if (res.status === 429) {
+      // The gate has learnt this 429 (and any earlier one still pending): its refusal's end is
+      // when a request may go out again, so the user hears the same time a retry would.
+      const resetAt = this.gate.snapshot(keyHash).resetAt ?? this.gate.resetFor429(res.headers);
+      return new RateLimitedError({ ...init, resetAt });
+    }
     return httpErrorFor({ ...init, ...(spec.feedId !== undefined ? { feedId: spec.feedId } : {}) });
   }
 }

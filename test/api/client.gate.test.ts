@@ -28,6 +28,24 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     expect(callCount(agent)).toBe(1);
   });
 
+  it('a 429 closes the gate until its reset even when the window we knew ends later', async ({ client, pool, agent, clock }) => {
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(50, clock.resetIn(60)) });
+    await client.getStats(AUTH);
+    // Another client of the key spent the rest; a token bucket names its next token.
+    pool.intercept(stats).reply(429, {}, { headers: rateHeaders(0, clock.resetIn(3)) });
+    const upstream = (await rejection(client.getStats(AUTH))) as RateLimitedError;
+    expect(upstream).toBeInstanceOf(RateLimitedError);
+    expect(upstream.resetAt).toEqual(new Date(clock.ms + 3000));
+    const local = (await rejection(client.getStats(AUTH))) as RateGateRefusalError;
+    expect(local).toBeInstanceOf(RateGateRefusalError);
+    expect(local.resetAt).toEqual(new Date(clock.ms + 3000));
+
+    clock.advance(3000);
+    pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(60)) });
+    await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
+    expect(callCount(agent)).toBe(3);
+  });
+
   it('the gate is per key: another key is not refused', async ({ client, pool, agent, clock }) => {
     pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);

@@ -12,6 +12,18 @@ async function permit(gate: RateGate, key = 'k'): Promise<GatePermit> {
   return d.permit;
 }
 
+/** A single request goes out; the next one waits for its answer, then is admitted. */
+async function expectOneProbe(gate: RateGate, clock: Clock): Promise<void> {
+  const probe = await permit(gate);
+  let next: GateDecision | undefined;
+  void gate.acquire('k').then((d) => (next = d));
+  await flush();
+  expect(next).toBeUndefined();
+  probe.release(rateHeaders(99, clock.resetIn(60)));
+  await flush();
+  expect(next?.ok).toBe(true);
+}
+
 describe('rate headers', () => {
   const clock = new Clock();
   it('parses Remaining; ignores junk', () => {
@@ -134,6 +146,58 @@ describe('RateGate', () => {
     busy.release(rateHeaders(9, clock.resetIn(60)));
     expect(gate.snapshot('busy').remaining).toBe(9);
     expect(gate.snapshot('a')).toEqual({ remaining: null, resetAt: null }); // evicted
+  });
+
+  it('a 429 holds until its reset even when that is earlier than the window we knew; then one request probes', async () => {
+    // A token bucket's 429 names its next token, a restarted server has a new window, other
+    // clients of the key spent what we thought was left: the 429 is right, our picture is not.
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release(rateHeaders(50, clock.resetIn(60)));
+    (await permit(gate)).release(rateHeaders(0, clock.resetIn(2)), 429);
+    expect(await gate.acquire('k')).toEqual({ ok: false, resetAt: new Date(clock.ms + 2000) });
+    clock.advance(2000);
+    await expectOneProbe(gate, clock); // not the new-window burst: the server just proved us wrong
+  });
+
+  it('an answer that raced a 429 does not reopen the gate, even one naming a later window', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    const a = await permit(gate);
+    const b = await permit(gate);
+    a.release(rateHeaders(0, clock.resetIn(5)), 429);
+    b.release(rateHeaders(40, clock.resetIn(60))); // sent before the 429 arrived: an older picture
+    expect(gate.snapshot('k')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 5000) });
+    expect((await gate.acquire('k')).ok).toBe(false);
+  });
+
+  it('a 429 arriving after its reset (slow answer, lagging server clock) holds nothing but restarts single probes', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release(rateHeaders(80, clock.resetIn(60)));
+    const late = await permit(gate);
+    clock.advance(3000);
+    late.release(rateHeaders(0, clock.resetIn(-1)), 429);
+    await expectOneProbe(gate, clock);
+  });
+
+  it("a 429's Retry-After wins when it ends later than its reset (relative: immune to clock skew)", async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now });
+    (await permit(gate)).release({ ...rateHeaders(0, clock.resetIn(2)), 'retry-after': '30' }, 429);
+    expect(gate.snapshot('k').resetAt).toEqual(new Date(clock.ms + 30_000));
+  });
+
+  it('forget and eviction keep a pending 429: the server still refuses', async () => {
+    const clock = new Clock();
+    const gate = new RateGate({ now: clock.now, maxKeys: 2 });
+    (await permit(gate, 'held')).release(rateHeaders(0, clock.resetIn(30)), 429);
+    gate.forget('held');
+    expect(gate.snapshot('held')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 30_000) });
+    for (const k of ['a', 'b', 'c']) (await permit(gate, k)).release(rateHeaders(5, clock.resetIn(60)));
+    expect(await gate.acquire('held')).toEqual({ ok: false, resetAt: new Date(clock.ms + 30_000) });
+    clock.advance(30_000);
+    expect((await gate.acquire('held')).ok).toBe(true);
   });
 
   it('property: a burst never drives an honest server below zero, and every caller gets an answer', async () => {
