@@ -3,6 +3,7 @@
  * the bot with one message naming every problem — and never echoes a secret's value.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -84,6 +85,26 @@ const base64Secret = z
   })
   .transform((s) => Buffer.from(s, 'base64'));
 
+/** A TCP port; digits only, so `8080abc` or `1e3` is refused rather than half-read. */
+const port = (name: string, example: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => /^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65535, { error: `${name} must be a port number from 1 to 65535, e.g. ${example}` })
+    .transform(Number);
+
+/** RFC 1123 host names (`localhost`, `metrics.internal`). */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+/** An address to listen on: an IPv4 or IPv6 address (without brackets) or a host name. */
+const listenHost = (name: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => isIP(v) !== 0 || HOST_NAME.test(v), {
+      error: `${name} must be an IP address or a host name, e.g. 127.0.0.1 (the default), ::1, or 0.0.0.0 for every interface`,
+    });
+
 const snowflake = (name: string) => z.string().trim().regex(/^\d{17,20}$/, { error: `${name} must be a Discord id (17–20 digits)` });
 
 export const ConfigSchema = z.object({
@@ -99,6 +120,9 @@ export const ConfigSchema = z.object({
   LOG_PRETTY: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   DEV_GUILD_ID: snowflake('DEV_GUILD_ID').optional(),
   FEED_API_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(8_000),
+  /** The ops listener (/healthz, /readyz, /metrics) starts only when this is set. */
+  METRICS_PORT: port('METRICS_PORT', '9464').optional(),
+  METRICS_HOST: listenHost('METRICS_HOST').default('127.0.0.1'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

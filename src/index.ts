@@ -1,5 +1,6 @@
 /**
- * feedbot's entry point (`npm start`): configuration, logging, login, and a clean shutdown.
+ * feedbot's entry point (`npm start`): configuration, logging, the optional ops listener
+ * (METRICS_PORT), login, and a clean shutdown.
  */
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
@@ -7,6 +8,7 @@ import { createBot } from './app.js';
 import { ConfigError, loadConfig, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
+import { startOps, type Ops } from './ops/index.js';
 
 loadEnvFile();
 
@@ -26,6 +28,19 @@ const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: 
 const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
 const bot = await createBot(config, { logger, ...(dispatcher ? { dispatcher } : {}) });
 
+// Before login, so /healthz answers and /readyz says why not while the gateway connects.
+let ops: Ops | undefined;
+if (config.METRICS_PORT !== undefined) {
+  try {
+    ops = await startOps(bot, { host: config.METRICS_HOST, port: config.METRICS_PORT, logger: logger.child({ component: 'ops' }) });
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    logger.fatal({ err: error }, 'could not start the ops listener');
+    await bot.stop().catch(() => undefined);
+    process.exit(1);
+  }
+}
+
 // A failure in one interaction is handled by the router; anything that still escapes is logged
 // and the process keeps serving the others.
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
@@ -37,7 +52,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (exiting) return;
     exiting = true;
     logger.info({ signal, inFlight: bot.router.inFlight }, 'shutting down');
-    bot.stop().then(
+    ops?.markStopping();
+    // The ops listener closes last: /readyz keeps saying "shutting down" while interactions drain.
+    const stopped = bot.stop().then(async () => ops?.close());
+    stopped.then(
       () => {
         logger.info('stopped');
         logger.flush();
@@ -58,5 +76,6 @@ try {
   if (refusal) console.error(refusal);
   logger.fatal({ err: error, ...(refusal ? { fix: refusal } : {}) }, 'could not log in to Discord');
   await bot.stop().catch(() => undefined);
+  await ops?.close();
   process.exit(1);
 }

@@ -18,7 +18,7 @@ import {
 } from '@feedbot/feed-api-contract';
 import type { Logger } from '../logger.js';
 import { FeedApiError } from './errors.js';
-import { FeedsCache } from './feeds-cache.js';
+import { FeedsCache, type CacheLookupListener } from './feeds-cache.js';
 import { FeedApiRequester, hashApiKey, type RequesterOptions } from './request.js';
 import { responseLogger } from './request-log.js';
 import type { ResponseListener } from './response-events.js';
@@ -60,12 +60,17 @@ export class FeedApiClient {
     return this.requester.onResponse(listener);
   }
 
+  /** Calls `listener` after every feeds cache lookup (hit or miss); returns the unsubscribe. */
+  onCacheLookup(listener: CacheLookupListener): () => void {
+    return this.cache.onLookup(listener);
+  }
+
   /** GET /feeds. Served from the guild's cache unless `fresh`; a network answer refills it. */
   async listFeeds(auth: ApiAuth, opts?: { fresh?: boolean }): Promise<FeedListResponse> {
     const a = parseInput(AuthSchema, auth, 'listFeeds');
     const keyHash = hashApiKey(a.apiKey);
     if (!opts?.fresh) {
-      const cached = this.cache.get(a.guildId, keyHash);
+      const cached = this.cache.lookup('list', a.guildId, keyHash);
       if (cached) return cached;
     }
     const fill = this.cache.beginFill(a.guildId, keyHash);
@@ -80,7 +85,7 @@ export class FeedApiClient {
 
   /** The guild's cached feed list, if fresh enough. Synchronous and never sends: for autocomplete. */
   cachedFeeds(guildId: string): FeedListResponse | undefined {
-    return this.cache.get(guildId);
+    return this.cache.lookup('autocomplete', guildId);
   }
 
   /** POST /feeds. Never retried once it may have reached the server. Invalidates the guild cache. */

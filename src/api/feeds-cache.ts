@@ -6,8 +6,11 @@
  * Fills race with invalidations: a list that was in flight while a feed was created must not
  * store its (now stale) answer. A fill is therefore registered when it starts and cancelled by
  * any invalidation of its guild or key that happens before it lands.
+ *
+ * Lookups are reported to `onLookup` listeners (hit or miss, and for which use), for metrics.
  */
 import type { FeedListResponse } from '@feedbot/feed-api-contract';
+import { Observers, type Listener } from '../observers.js';
 
 interface Entry {
   keyHash: string;
@@ -21,6 +24,16 @@ export interface PendingFill {
   cancelled: boolean;
 }
 
+/** Who looked the cache up: autocomplete (never sends on a hit) or a list command. */
+export type CacheUse = 'autocomplete' | 'list';
+
+export interface CacheLookup {
+  use: CacheUse;
+  hit: boolean;
+}
+
+export type CacheLookupListener = Listener<CacheLookup>;
+
 export interface FeedsCacheOptions {
   ttlMs: number;
   maxEntries?: number;
@@ -30,6 +43,7 @@ export interface FeedsCacheOptions {
 export class FeedsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Set<PendingFill>();
+  private readonly lookups = new Observers<CacheLookup>('feeds cache lookup');
   private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
@@ -52,6 +66,18 @@ export class FeedsCache {
     this.entries.delete(guildId);
     this.entries.set(guildId, e);
     return e.value;
+  }
+
+  /** get(), reported to the lookup listeners as a hit or a miss for `use`. */
+  lookup(use: CacheUse, guildId: string, keyHash?: string): FeedListResponse | undefined {
+    const value = this.get(guildId, keyHash);
+    this.lookups.emit({ use, hit: value !== undefined });
+    return value;
+  }
+
+  /** Calls `listener` after every lookup(); returns the unsubscribe. */
+  onLookup(listener: CacheLookupListener): () => void {
+    return this.lookups.add(listener);
   }
 
   beginFill(guildId: string, keyHash: string): PendingFill {

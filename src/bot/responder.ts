@@ -42,6 +42,27 @@ export const DEFAULT_DEFER_AFTER_MS = 1_500;
 const LATEST_DEFER_AFTER_CREATION_MS = 2_200;
 /** Beyond this skew between our clock and the snowflake's, the creation time is not trusted. */
 const MAX_TRUSTED_SKEW_MS = 10_000;
+/** Discord forgets an interaction not acknowledged this long after creating it (then: 10062). */
+export const ACK_DEADLINE_MS = 3_000;
+
+/**
+ * How long ago Discord created the interaction, by our clock; undefined when the two clocks
+ * disagree too much for the snowflake's time to mean anything.
+ */
+export function ageSinceCreation(createdTimestamp: number, now: number): number | undefined {
+  const age = now - createdTimestamp;
+  return age >= 0 && age < MAX_TRUSTED_SKEW_MS ? age : undefined;
+}
+
+/**
+ * Whether Discord's deadline was missed: nothing acknowledged, or acknowledged more than 3 s after
+ * creation (after `receivedAt` instead when the creation time was not trusted on receipt).
+ */
+export function missedAckDeadline(createdTimestamp: number, receivedAt: number, acknowledgedAt: number | undefined): boolean {
+  if (acknowledgedAt === undefined) return true;
+  const start = ageSinceCreation(createdTimestamp, receivedAt) === undefined ? receivedAt : createdTimestamp;
+  return acknowledgedAt - start > ACK_DEADLINE_MS;
+}
 
 type State = 'pending' | 'deferring' | 'deferred' | 'answered';
 
@@ -50,7 +71,7 @@ export class Responder {
   private deferral: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private deferredEphemeral = false;
-  /** When the acknowledgement was sent (ms since epoch); for logs and benchmarks. */
+  /** When the acknowledgement was sent (ms since epoch); for logs, metrics and benchmarks. */
   acknowledgedAt: number | undefined;
   deferred = false;
 
@@ -63,8 +84,8 @@ export class Responder {
   arm(): void {
     const now = (this.opts.now ?? Date.now)();
     let delay = this.opts.deferAfterMs;
-    const age = now - this.interaction.createdTimestamp;
-    if (age > 0 && age < MAX_TRUSTED_SKEW_MS) delay = Math.min(delay, LATEST_DEFER_AFTER_CREATION_MS - age);
+    const age = ageSinceCreation(this.interaction.createdTimestamp, now);
+    if (age !== undefined && age > 0) delay = Math.min(delay, LATEST_DEFER_AFTER_CREATION_MS - age);
     this.timer = setTimeout(() => void this.defer().catch(() => undefined), Math.max(0, delay));
     this.timer.unref?.();
   }

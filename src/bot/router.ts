@@ -1,15 +1,18 @@
 /**
  * Routes every interaction to its command module, keeps the 3-second deadline, turns failures
- * into explanations and writes exactly one log line per interaction. Nothing thrown here escapes:
- * one interaction's failure never takes the process down.
+ * into explanations and writes exactly one log line per interaction — from the same record its
+ * observers (metrics) receive. Nothing thrown here escapes: one interaction's failure never takes
+ * the process down.
  */
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import type { CommandModule } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
 import { explain, type Explanation } from './explain.js';
-import { DEFAULT_DEFER_AFTER_MS, Responder, type RepliableInteraction } from './responder.js';
+import { interactionLabels, logEntry, type InteractionListener, type InteractionRecord } from './interaction-record.js';
+import { DEFAULT_DEFER_AFTER_MS, Responder, missedAckDeadline, type RepliableInteraction } from './responder.js';
 import { routeFor, routeTable } from './routes.js';
 import { trackUpstream } from './upstream-scope.js';
+import { Observers } from '../observers.js';
 import { errorEmbed } from '../render/notice.js';
 
 /** Autocomplete must be answered within 3 s and cannot be deferred; leave margin for the call. */
@@ -20,31 +23,35 @@ export interface InteractionRouter {
   /** Resolves when every interaction in progress has finished (for a clean shutdown). */
   drain(): Promise<void>;
   readonly inFlight: number;
+  /** Calls `listener` with each finished interaction's record (the one its log line is written from). */
+  onInteraction(listener: InteractionListener): () => void;
 }
 
 export function createRouter(commands: readonly CommandModule[], services: BotServices): InteractionRouter {
   const table = routeTable(commands);
   const running = new Set<Promise<void>>();
+  const observers = new Observers<InteractionRecord>('interaction');
   // Each interaction runs in its own scope; the API client's responses fill it for the log line.
   const upstream = trackUpstream(services.api);
+  const clock = services.now ?? Date.now;
 
   async function run(interaction: Interaction): Promise<void> {
     const started = performance.now();
-    const log: Record<string, unknown> = {
-      interactionId: interaction.id,
-      guild: interaction.guildId ?? null,
-      user: interaction.user.id,
-    };
-    let ctx: HandlerContext | undefined;
+    const receivedAt = clock();
+    let label: string | undefined;
     let outcome = 'ok';
     let level: 'info' | 'warn' | 'error' = 'info';
     let failure: unknown;
     let ref: string | undefined;
+    let responder: Responder | undefined;
+    // Autocomplete: the choices are the acknowledgement and the final answer at once.
+    let choicesAt: number | undefined;
     try {
       if (interaction.isAutocomplete()) {
-        log.command = `${interaction.commandName} (autocomplete)`;
-        ctx = new HandlerContext(services, interaction, undefined);
+        label = `${interaction.commandName} (autocomplete)`;
+        const ctx = new HandlerContext(services, interaction, undefined);
         const result = await runAutocomplete(table.commands.get(interaction.commandName), interaction, ctx);
+        if (interaction.responded) choicesAt = clock();
         outcome = result.outcome;
         if (result.error) {
           level = result.error.level;
@@ -55,15 +62,14 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       }
       const route = routeFor(interaction, table);
       if (!route) return; // Other interaction types are not ours.
-      log.command = route.label;
-      const responder = new Responder(route.interaction, {
+      label = route.label;
+      responder = new Responder(route.interaction, {
         mode: route.mode,
         ephemeral: route.ephemeral,
         deferAfterMs: services.deferAfterMs ?? DEFAULT_DEFER_AFTER_MS,
         now: services.now,
       });
       const context = new HandlerContext(services, interaction, responder);
-      ctx = context;
 
       responder.arm();
       try {
@@ -82,7 +88,6 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         await responder.fail({ embeds: [errorEmbed(e.message)] });
       } finally {
         responder.dispose();
-        if (responder.deferred) log.deferred = true;
       }
     } catch (error) {
       // Answering Discord itself failed (expired token, network). Log it; never rethrow.
@@ -90,15 +95,28 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       level = 'error';
       failure ??= error;
     } finally {
-      const entry = {
-        ...log,
+      const ackAt = responder ? responder.acknowledgedAt : choicesAt;
+      const latencyMs = performance.now() - started;
+      const record: InteractionRecord = {
+        interactionId: interaction.id,
+        guildId: interaction.guildId ?? null,
+        userId: interaction.user.id,
+        ...interactionLabels(interaction, table),
+        label,
         outcome,
+        level,
         upstreamStatus: upstream.lastStatus(),
-        latencyMs: Math.round(performance.now() - started),
+        latencyMs,
+        // Wall clock (the responder's) against a monotonic one: the acknowledgement is never later than the end.
+        ackLatencyMs: ackAt === undefined ? null : Math.min(latencyMs, Math.max(0, ackAt - receivedAt)),
+        deferred: responder?.deferred ?? false,
+        // Only what is ours to answer (label set) can miss the deadline.
+        missedDeadline: label !== undefined && missedAckDeadline(interaction.createdTimestamp, receivedAt, ackAt),
         ...(ref ? { ref } : {}),
-        ...(failure ? { err: failure } : {}),
+        ...(failure ? { error: failure } : {}),
       };
-      services.logger[level](entry, 'interaction');
+      services.logger[level](logEntry(record), 'interaction');
+      observers.emit(record);
     }
   }
 
@@ -115,6 +133,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
     get inFlight() {
       return running.size;
     },
+    onInteraction: (listener) => observers.add(listener),
   };
 }
 

@@ -34,6 +34,8 @@ export interface KeyDatabaseOptions {
   logger: Logger;
   /** Refuse to create a new database file (tools that must act on an existing one). */
   mustExist?: boolean;
+  /** How long a statement waits for another connection's lock before SQLITE_BUSY. Default 5000. */
+  busyTimeoutMs?: number;
 }
 
 export class KeyDatabase {
@@ -63,7 +65,7 @@ export class KeyDatabase {
       throw new KeyStoreError('storage', `could not create key database ${location.file}: ${describeStorageError(error).message}`, { cause: error });
     }
 
-    const adapter = new KeyvSqlite({ uri: location.uri, busyTimeout: BUSY_TIMEOUT_MS });
+    const adapter = new KeyvSqlite({ uri: location.uri, busyTimeout: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS });
     // throwOnErrors: by default Keyv turns a failed write into `false` and a failed read into
     // `undefined` ("no key"), which would hide storage failures from callers.
     const keyv = new Keyv<unknown>({ store: adapter, namespace, throwOnErrors: true });

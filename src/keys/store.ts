@@ -14,6 +14,7 @@ import { KeyRecordError, KeyStoreError, describeStorageError } from './errors.js
 import { GuildIdSchema, StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
 import { assertSecret } from './secret.js';
 import { KeyDatabase } from './sqlite.js';
+import { observed, operationObservers, type KeyStoreOperationListener } from './operations.js';
 
 export { maskKey } from './mask.js';
 export { rotateKeys, type RotateKeysOptions, type RotateKeysResult } from './rotate.js';
@@ -34,6 +35,8 @@ export interface KeyStoreOptions {
   cacheSize?: number;
   /** How long a cached key is trusted. Default 5 minutes. */
   cacheTtlMs?: number;
+  /** How long SQLite waits for another connection's lock (see KeyDatabaseOptions). Default 5000. */
+  busyTimeoutMs?: number;
 }
 
 export interface KeyStoreAudit {
@@ -63,6 +66,7 @@ export class KeyStore {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly writeChains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly operations = operationObservers();
   /** Bumped at the start and end of every write; a read that saw it change does not fill the cache. */
   private epoch = 0;
   private closed = false;
@@ -92,6 +96,7 @@ export class KeyStore {
     const db = await KeyDatabase.open({
       databaseUrl: opts.databaseUrl,
       ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+      ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),
       logger,
     });
     const store = new KeyStore(db, opts.secret, [opts.secret, ...previous], logger, cacheSize, cacheTtlMs);
@@ -123,22 +128,24 @@ export class KeyStore {
 
   /** Counts records by which configured secret they need, without decrypting them. */
   async audit(): Promise<KeyStoreAudit> {
-    this.assertOpen();
-    const entries = await this.track(this.db.listEntries()).catch((error: unknown) => {
-      throw storageError('could not list stored keys', error);
+    return observed(this.operations, 'audit', async () => {
+      this.assertOpen();
+      const entries = await this.track(this.db.listEntries()).catch((error: unknown) => {
+        throw storageError('could not list stored keys', error);
+      });
+      const currentKid = secretKid(this.secret);
+      const previousKids = new Set(this.readSecrets.slice(1).map(secretKid));
+      const audit: KeyStoreAudit = { total: entries.length, current: 0, previous: 0, unknownSecret: [], malformed: [] };
+      for (const entry of entries) {
+        const record = entry.record as { v?: unknown } | undefined;
+        const kid = recordKid(record);
+        if (record?.v !== 1 || kid === undefined) audit.malformed.push(entry.guildId);
+        else if (kid === currentKid) audit.current += 1;
+        else if (previousKids.has(kid)) audit.previous += 1;
+        else audit.unknownSecret.push(entry.guildId);
+      }
+      return audit;
     });
-    const currentKid = secretKid(this.secret);
-    const previousKids = new Set(this.readSecrets.slice(1).map(secretKid));
-    const audit: KeyStoreAudit = { total: entries.length, current: 0, previous: 0, unknownSecret: [], malformed: [] };
-    for (const entry of entries) {
-      const record = entry.record as { v?: unknown } | undefined;
-      const kid = recordKid(record);
-      if (record?.v !== 1 || kid === undefined) audit.malformed.push(entry.guildId);
-      else if (kid === currentKid) audit.current += 1;
-      else if (previousKids.has(kid)) audit.previous += 1;
-      else audit.unknownSecret.push(entry.guildId);
-    }
-    return audit;
   }
 
   /**
@@ -146,74 +153,78 @@ export class KeyStore {
    * `reason`) when a record exists but cannot be decrypted or validated, ('storage') when SQLite fails.
    */
   async get(guildId: string): Promise<StoredKey | undefined> {
-    this.assertOpen();
-    const id = this.guildId(guildId);
-    const cached = this.cacheGet(id);
-    if (cached) return copy(cached);
+    return observed(this.operations, 'get', async () => {
+      this.assertOpen();
+      const id = this.guildId(guildId);
+      const cached = this.cacheGet(id);
+      if (cached) return copy(cached);
 
-    const epoch = this.epoch;
-    let record: unknown;
-    try {
-      record = await this.track(this.db.keyv.get(id));
-    } catch (error) {
-      if (error instanceof SyntaxError) {
-        // The Keyv envelope is not JSON. Its parse error quotes the stored text, so it is dropped.
-        throw this.unreadable(id, new KeyRecordError('malformed', 'stored value is not JSON'));
+      const epoch = this.epoch;
+      let record: unknown;
+      try {
+        record = await this.track(this.db.keyv.get(id));
+      } catch (error) {
+        if (error instanceof SyntaxError) {
+          // The Keyv envelope is not JSON. Its parse error quotes the stored text, so it is dropped.
+          throw this.unreadable(id, new KeyRecordError('malformed', 'stored value is not JSON'));
+        }
+        throw storageError(`could not read the key of guild ${id}`, error, id);
       }
-      throw storageError(`could not read the key of guild ${id}`, error, id);
-    }
-    if (record === undefined || record === null) return undefined;
+      if (record === undefined || record === null) return undefined;
 
-    let key: StoredKey;
-    try {
-      key = decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
-    } catch (error) {
-      if (error instanceof KeyRecordError) throw this.unreadable(id, error);
-      // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
-      throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
-    }
-    if (this.epoch === epoch && !this.writeChains.has(id)) this.cachePut(id, key);
-    return copy(key);
+      let key: StoredKey;
+      try {
+        key = decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
+      } catch (error) {
+        if (error instanceof KeyRecordError) throw this.unreadable(id, error);
+        // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
+        throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
+      }
+      if (this.epoch === epoch && !this.writeChains.has(id)) this.cachePut(id, key);
+      return copy(key);
+    });
   }
 
   /** Encrypts and stores the guild's key; resolves only once SQLite committed the write. */
   async set(guildId: string, key: StoredKey): Promise<void> {
-    this.assertOpen();
-    const id = this.guildId(guildId);
-    const parsed = StoredKeySchema.safeParse(key);
-    if (!parsed.success) {
-      throw new KeyStoreError('invalid_input', `invalid key for guild ${id}: ${describeIssues(parsed.error)}`, {
-        guildId: id,
-      });
-    }
-    const value = parsed.data;
-    const record = encryptKeyRecord(value, id, this.secret, { namespace: this.db.namespace });
-    await this.serialized(id, async () => {
-      let ok: boolean;
-      try {
-        ok = await this.db.keyv.set(id, record);
-      } catch (error) {
-        throw storageError(`could not store the key of guild ${id}`, error, id);
+    return observed(this.operations, 'set', async () => {
+      this.assertOpen();
+      const id = this.guildId(guildId);
+      const parsed = StoredKeySchema.safeParse(key);
+      if (!parsed.success) {
+        throw new KeyStoreError('invalid_input', `invalid key for guild ${id}: ${describeIssues(parsed.error)}`, { guildId: id });
       }
-      if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
-      this.cachePut(id, value);
-      this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
+      const value = parsed.data;
+      const record = encryptKeyRecord(value, id, this.secret, { namespace: this.db.namespace });
+      await this.serialized(id, async () => {
+        let ok: boolean;
+        try {
+          ok = await this.db.keyv.set(id, record);
+        } catch (error) {
+          throw storageError(`could not store the key of guild ${id}`, error, id);
+        }
+        if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
+        this.cachePut(id, value);
+        this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
+      });
     });
   }
 
   /** Removes the guild's key; true if one was stored. */
   async delete(guildId: string): Promise<boolean> {
-    this.assertOpen();
-    const id = this.guildId(guildId);
-    return this.serialized(id, async () => {
-      let removed: boolean;
-      try {
-        removed = await this.db.keyv.delete(id);
-      } catch (error) {
-        throw storageError(`could not delete the key of guild ${id}`, error, id);
-      }
-      if (removed) this.logger.info({ guildId: id }, 'api key deleted');
-      return removed;
+    return observed(this.operations, 'delete', async () => {
+      this.assertOpen();
+      const id = this.guildId(guildId);
+      return this.serialized(id, async () => {
+        let removed: boolean;
+        try {
+          removed = await this.db.keyv.delete(id);
+        } catch (error) {
+          throw storageError(`could not delete the key of guild ${id}`, error, id);
+        }
+        if (removed) this.logger.info({ guildId: id }, 'api key deleted');
+        return removed;
+      });
     });
   }
 
@@ -227,6 +238,19 @@ export class KeyStore {
     } catch (error) {
       throw storageError(`could not read the key of guild ${id}`, error, id);
     }
+  }
+
+  /** A cheap real query, for readiness: rejects ('storage') when SQLite does not answer. */
+  async ping(): Promise<void> {
+    return observed(this.operations, 'ping', async () => {
+      this.assertOpen();
+      await this.track(this.db.readEntry('0')).catch((error: unknown) => Promise.reject(storageError('the key database does not answer', error)));
+    });
+  }
+
+  /** Calls `listener` after every get/set/delete/audit/ping with its outcome; returns the unsubscribe. */
+  onOperation(listener: KeyStoreOperationListener): () => void {
+    return this.operations.add(listener);
   }
 
   /** Waits for pending writes, then closes the database. Idempotent. */

@@ -1,0 +1,87 @@
+/**
+ * What the router knows once an interaction is finished, as one record: the interaction's log
+ * line is written from it and observers (metrics) receive it, so both always agree.
+ *
+ * `command` and `subcommand` come from the route table, never from the payload as sent: a client
+ * can put anything in a custom_id or a command name, and metrics labels must stay bounded.
+ */
+import type { Interaction } from 'discord.js';
+import type { Listener } from '../observers.js';
+import { customIdCommand, customIdPrefix } from './custom-id.js';
+import type { RouteTable } from './routes.js';
+
+export type InteractionKind = 'command' | 'autocomplete' | 'button' | 'modal' | 'other';
+
+/** The label for a name the route table does not know. */
+export const UNKNOWN = 'unknown';
+/** The subcommand label of a command without subcommands. */
+export const NONE = 'none';
+
+export interface InteractionRecord {
+  interactionId: string;
+  guildId: string | null;
+  userId: string;
+  kind: InteractionKind;
+  /** A command name from the route table, or `unknown`. */
+  command: string;
+  /** A declared subcommand or component action, `none`, or `unknown`. */
+  subcommand: string;
+  /** For the log line: `feed list`, `button feed:delete`, `feed (autocomplete)`; absent when not ours. */
+  label: string | undefined;
+  /** `ok`, `unknown_command`, or an explanation's outcome (`user_error`, `api_401`…). */
+  outcome: string;
+  level: 'info' | 'warn' | 'error';
+  /** The last HTTP status the feed API answered for this interaction; null when none did. */
+  upstreamStatus: number | null;
+  /** From receipt to the end of the final answer (or failure). */
+  latencyMs: number;
+  /** From receipt to the acknowledgement (reply, deferral, modal, autocomplete choices); null when none left. */
+  ackLatencyMs: number | null;
+  deferred: boolean;
+  /** No acknowledgement within 3 s of Discord creating the interaction (it then answers 10062). */
+  missedDeadline: boolean;
+  ref?: string;
+  error?: unknown;
+}
+
+export type InteractionListener = Listener<InteractionRecord>;
+
+/** Kind, command and subcommand of an interaction, bounded by the route table. */
+export function interactionLabels(interaction: Interaction, table: RouteTable): Pick<InteractionRecord, 'kind' | 'command' | 'subcommand'> {
+  if (interaction.isChatInputCommand() || interaction.isAutocomplete()) {
+    const kind = interaction.isAutocomplete() ? 'autocomplete' : 'command';
+    const declared = table.commands.get(interaction.commandName);
+    if (!declared) return { kind, command: UNKNOWN, subcommand: UNKNOWN };
+    const sub = interaction.options.getSubcommand(false);
+    const subs = declared.subcommands;
+    const subcommand = sub === null ? NONE : subs && Object.hasOwn(subs, sub) ? sub : UNKNOWN;
+    return { kind, command: declared.data.name, subcommand };
+  }
+  if (interaction.isButton() || interaction.isModalSubmit()) {
+    const kind = interaction.isButton() ? 'button' : 'modal';
+    const routes: ReadonlyMap<string, unknown> = kind === 'button' ? table.buttons : table.modals;
+    const prefix = customIdPrefix(interaction.customId);
+    const command = customIdCommand(interaction.customId);
+    if (!table.commands.has(command)) return { kind, command: UNKNOWN, subcommand: UNKNOWN };
+    return { kind, command, subcommand: routes.has(prefix) ? prefix.slice(command.length + 1) : UNKNOWN };
+  }
+  return { kind: 'other', command: UNKNOWN, subcommand: UNKNOWN };
+}
+
+/** The interaction's one log line (the keys existing log queries rely on, and nothing secret). */
+export function logEntry(r: InteractionRecord): Record<string, unknown> {
+  return {
+    interactionId: r.interactionId,
+    guild: r.guildId,
+    user: r.userId,
+    ...(r.label !== undefined ? { command: r.label } : {}),
+    ...(r.deferred ? { deferred: true } : {}),
+    outcome: r.outcome,
+    upstreamStatus: r.upstreamStatus,
+    latencyMs: Math.round(r.latencyMs),
+    ...(r.ackLatencyMs !== null ? { ackMs: Math.round(r.ackLatencyMs) } : {}),
+    ...(r.missedDeadline ? { missedDeadline: true } : {}),
+    ...(r.ref ? { ref: r.ref } : {}),
+    ...(r.error ? { err: r.error } : {}),
+  };
+}

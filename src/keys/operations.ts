@@ -1,0 +1,35 @@
+/**
+ * What the key store reports after each operation, through one hook (`KeyStore.onOperation`):
+ * which operation, how it ended, how long it took. Metrics subscribe; the store stays free of
+ * them. Reports never carry a guild id, a key or a secret.
+ */
+import { Observers, type Listener } from '../observers.js';
+import { KeyStoreError, type KeyStoreErrorCode } from './errors.js';
+
+export type KeyStoreOp = 'get' | 'set' | 'delete' | 'audit' | 'ping';
+
+export interface KeyStoreOperation {
+  op: KeyStoreOp;
+  /** `ok`, the KeyStoreError code, or `error` for anything else thrown. */
+  outcome: 'ok' | KeyStoreErrorCode | 'error';
+  durationMs: number;
+}
+
+export type KeyStoreOperationListener = Listener<KeyStoreOperation>;
+
+export const operationObservers = (): Observers<KeyStoreOperation> => new Observers<KeyStoreOperation>('key store');
+
+/** Runs `run` and reports how it ended; its result or error passes through untouched. */
+export async function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
+  if (observers.size === 0) return run();
+  const started = performance.now();
+  let outcome: KeyStoreOperation['outcome'] = 'ok';
+  try {
+    return await run();
+  } catch (error) {
+    outcome = error instanceof KeyStoreError ? error.code : 'error';
+    throw error;
+  } finally {
+    observers.emit({ op, outcome, durationMs: performance.now() - started });
+  }
+}
