@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { MockAgent, type Interceptable } from 'undici';
+import { MockAgent, type Dispatcher, type Interceptable } from 'undici';
 import { test } from 'vitest';
 import { pino } from 'pino';
 import type { APIInteraction } from 'discord-api-types/v10';
@@ -14,8 +14,8 @@ import type { Stats } from '@feedbot/feed-api-contract';
 import { FeedApiClient } from '../../src/api/client.js';
 import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
 import { createCommands } from '../../src/commands.js';
-import { KeyStore } from '../../src/keys/store.js';
-import { REDACT_PATHS } from '../../src/logger.js';
+import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
+import { baseLoggerOptions } from '../../src/logger.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
 
 export const API_ORIGIN = 'https://feeds.test';
@@ -45,6 +45,10 @@ export interface HarnessOptions {
   confirmTtlMs?: number;
   timeoutMs?: number;
   now?: () => number;
+  /** The feed API at a real address through a real dispatcher, instead of API_BASE on the MockAgent. */
+  api?: { baseUrl: string; dispatcher: Dispatcher };
+  /** Key store settings for storage fault tests (a cold cache, a short busy timeout). */
+  keyStore?: Pick<KeyStoreOptions, 'cacheSize' | 'busyTimeoutMs'>;
 }
 
 export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
@@ -61,16 +65,17 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
       cb();
     },
   });
-  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
+  // The bot's own redaction and error serializer: what the tests read is what production logs.
+  const logger = pino(baseLoggerOptions({ level: 'debug' }), sink);
   const client = new FeedApiClient({
-    baseUrl: API_BASE,
-    dispatcher: agent,
+    baseUrl: opts.api?.baseUrl ?? API_BASE,
+    dispatcher: opts.api?.dispatcher ?? agent,
     logger,
     retryBaseMs: 1,
     timeoutMs: opts.timeoutMs ?? 5_000,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger });
+  const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger, ...opts.keyStore });
   const discord = createTestDiscord();
   const commands = createCommands();
   const router = createRouter(commands, {

@@ -50,6 +50,8 @@ export interface TestDiscord {
   followUps(): CapturedCall[];
   /** Per-call latency of Discord itself (ms). */
   latencyMs: number;
+  /** The REST double: its `respond` makes Discord answer some calls with an error. */
+  recorder: RestRecorder;
   destroy(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export function createTestDiscord(opts: { latencyMs?: number } = {}): TestDiscor
       if (!last) throw new Error('discord.js did not emit the interaction');
       return last;
     },
+    recorder,
     callbacks: () => recorder.callbacks(),
     edits: () => recorder.edits(),
     followUps: () => recorder.followUps(),

@@ -79,6 +79,11 @@ export class RestRecorder {
   /** Every call, oldest first. */
   readonly calls: RecordedRequest[] = [];
   latencyMs: number;
+  /**
+   * When set, a call it returns a Response for gets that answer instead (an error a test needs:
+   * a 404 10062 on a callback, a 500 on an edit); undefined keeps the usual one. Recorded either way.
+   */
+  respond: ((call: RecordedRequest) => Response | undefined) | undefined;
   /** Pass as discord.js `ClientOptions.rest`. */
   readonly rest: RestOptions;
 
@@ -100,7 +105,7 @@ export class RestRecorder {
         if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
         // The global Response is what discord.js expects; only the DOM and Node typings of its
         // body stream differ.
-        return this.answer(call) as unknown as ResponseLike;
+        return (this.respond?.(call) ?? this.answer(call)) as unknown as ResponseLike;
       },
     };
   }
