@@ -1,9 +1,10 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'vitest';
+import { expect, test } from 'vitest';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { generateSecret, parseSecret } from '../../src/keys/secret.js';
+import { KeyStoreError } from '../../src/keys/errors.js';
 import type { StoredKey } from '../../src/keys/schema.js';
 import { KeyDatabase } from '../../src/keys/sqlite.js';
 import { KeyStore } from '../../src/keys/store.js';
@@ -100,3 +101,13 @@ export const keysTest = test.extend<{ db: TempKeyDatabase }>({
     await cleanup();
   },
 });
+
+/** The KeyStoreError a promise rejects with (the test fails if it resolves or rejects otherwise). */
+export async function errorOf(promise: Promise<unknown>): Promise<KeyStoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(KeyStoreError);
+  return error as KeyStoreError;
+}

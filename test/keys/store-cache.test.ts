@@ -1,18 +1,8 @@
 /** The key store under concurrent writes, and its decrypted-key cache. */
 import { describe, expect } from 'vitest';
-import { KeyStoreError } from '../../src/keys/errors.js';
 import { type KeyDatabase } from '../../src/keys/sqlite.js';
 import type { StoredKey } from '../../src/keys/store.js';
-import { GUILD_A, GUILD_B, canaryKey, keysTest, newSecret, sampleKey } from './helpers.js';
-
-async function errorOf(promise: Promise<unknown>): Promise<KeyStoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(KeyStoreError);
-  return error as KeyStoreError;
-}
+import { GUILD_A, GUILD_B, canaryKey, keysTest, newSecret, sampleKey , errorOf } from './helpers.js';
 
 describe('KeyStore concurrency and cache', () => {
   keysTest('lands concurrent sets for many guilds', async ({ db }) => {

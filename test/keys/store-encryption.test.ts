@@ -1,17 +1,7 @@
 /** The key store at rest: no plaintext on disk, authenticated records bound to their guild and secret. */
 import { describe, expect } from 'vitest';
 import { encryptKeyRecord, secretKid } from '../../src/keys/crypto.js';
-import { KeyStoreError } from '../../src/keys/errors.js';
-import { GUILD_A, GUILD_B, canaryKey, keysTest, newSecret, readAllFiles, sampleKey } from './helpers.js';
-
-async function errorOf(promise: Promise<unknown>): Promise<KeyStoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(KeyStoreError);
-  return error as KeyStoreError;
-}
+import { GUILD_A, GUILD_B, canaryKey, keysTest, newSecret, readAllFiles, sampleKey , errorOf } from './helpers.js';
 
 describe('KeyStore encryption at rest', () => {
   keysTest('the SQLite file and its journal never hold the plaintext key', async ({ db }) => {

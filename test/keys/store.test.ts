@@ -2,18 +2,8 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/keys/database-url.js';
-import { KeyStoreError } from '../../src/keys/errors.js';
 import { KeyStore, type StoredKey } from '../../src/keys/store.js';
-import { GUILD_A, GUILD_B, capturingLogger, keysTest, newSecret, readAllFiles, sampleKey } from './helpers.js';
-
-async function errorOf(promise: Promise<unknown>): Promise<KeyStoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(KeyStoreError);
-  return error as KeyStoreError;
-}
+import { GUILD_A, GUILD_B, capturingLogger, keysTest, newSecret, readAllFiles, sampleKey , errorOf } from './helpers.js';
 
 describe('KeyStore basics', () => {
   keysTest('round-trips a key, and has/delete behave', async ({ db }) => {
