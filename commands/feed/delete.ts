@@ -4,7 +4,7 @@
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
-import { customId, int, oneOf, snowflake, type Decoded } from '../../src/bot/custom-id.js';
+import { customId, int, oneOf, optional, snowflake, withFormerFormat, type Decoded } from '../../src/bot/custom-id.js';
 import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
@@ -12,16 +12,25 @@ import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
 
 const DEFAULT_CONFIRM_TTL_MS = 60_000;
 
-/** `expires` is in unix seconds: the confirmation is refused after it, whatever the buttons show. */
-export const deleteConfirmId = customId('feed:delete', {
+const confirmationParts = {
   answer: oneOf(['yes', 'no']),
   id: int({ min: 1 }),
   userId: snowflake,
+  /** Unix seconds: the confirmation is refused after it, whatever the buttons show. */
   expires: int({ min: 1 }),
-});
-type Confirmation = Omit<Decoded<typeof deleteConfirmId>, 'answer'>;
+};
 
-const confirmationKey = (c: Confirmation) => `${c.id}:${c.userId}:${c.expires}`;
+/**
+ * `asked`: the id of the /feed delete interaction that asked, unique to each confirmation; it
+ * keys the confirmation's expiry timer. Buttons posted before it was added read without one
+ * (their timers died with the process that posted them).
+ */
+export const deleteConfirmId = withFormerFormat(
+  customId('feed:delete', { ...confirmationParts, asked: optional(snowflake) }),
+  customId('feed:delete', confirmationParts),
+  (former) => ({ ...former, asked: undefined }),
+);
+type Confirmation = Omit<Decoded<typeof deleteConfirmId>, 'answer'>;
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('delete'), { name: 'cmd.feed.delete.name', description: 'cmd.feed.delete.description' }).addIntegerOption((o) =>
@@ -29,11 +38,16 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
   );
 }
 
-/** Timers that take an open confirmation's buttons away when it expires (components never do). */
+/**
+ * Timers that take an open confirmation's buttons away when it expires (components never do),
+ * by the id of the interaction that asked. A timer is released when it fires or when one of its
+ * buttons is pressed; either way nothing keeps the asking interaction alive after.
+ */
 class ExpiryTimers {
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
   start(key: string, ms: number, onExpiry: () => void): void {
+    this.cancel(key);
     const timer = setTimeout(() => {
       this.timers.delete(key);
       onExpiry();
@@ -42,7 +56,8 @@ class ExpiryTimers {
     this.timers.set(key, timer);
   }
 
-  cancel(key: string): void {
+  cancel(key: string | undefined): void {
+    if (key === undefined) return;
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
   }
@@ -78,7 +93,7 @@ export function createDeleteFeature(): DeleteFeature {
 
       const ttl = ctx.services.confirmTtlMs ?? DEFAULT_CONFIRM_TTL_MS;
       const expires = new Date(ctx.now() + ttl);
-      const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000) };
+      const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
       const t = ctx.t;
       await ctx.respond.send(
         deleteConfirmation(t, feed, expires, {
@@ -86,7 +101,7 @@ export function createDeleteFeature(): DeleteFeature {
           cancel: deleteConfirmId.encode({ answer: 'no', ...confirmation }),
         }),
       );
-      timers.start(confirmationKey(confirmation), ttl, () => {
+      timers.start(interaction.id, ttl, () => {
         void interaction
           .editReply({ embeds: [confirmationExpiredEmbed(t)], components: [] })
           .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire a delete confirmation'));
@@ -100,8 +115,11 @@ export function createDeleteFeature(): DeleteFeature {
     invokerOnly: true,
     answer: 'update',
     ephemeral: true,
-    async run(_interaction, ctx, { answer, ...confirmation }) {
-      timers.cancel(confirmationKey(confirmation));
+    async run(_interaction, ctx, { answer, asked, ...confirmation }) {
+      // Whatever this press leads to, its confirmation's timer is done: the answer replaces the
+      // confirmation, or a failure is explained apart and the custom_id still refuses the buttons
+      // after their expiry. A timer left armed would hold the asking interaction until it fires.
+      timers.cancel(asked);
       if (ctx.now() > confirmation.expires * 1000) {
         await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
         return;

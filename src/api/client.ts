@@ -17,7 +17,7 @@ import {
   type Stats,
 } from '@feedbot/feed-api-contract';
 import type { Logger } from '../logger.js';
-import { FeedApiError } from './errors.js';
+import { FeedApiError, NotFoundError } from './errors.js';
 import { FeedsCache, type CacheLookupListener } from './feeds-cache.js';
 import { FeedApiRequester, hashApiKey, type RequesterOptions } from './request.js';
 import { responseLogger } from './request-log.js';
@@ -95,11 +95,23 @@ export class FeedApiClient {
     return this.mutating(a, () => this.requester.send({ route: 'createFeed', apiKey: a.apiKey, path: '/feeds', body: parsed }));
   }
 
-  /** DELETE /feeds/{id}. Invalidates the guild cache whatever the answer (404 included). */
+  /**
+   * DELETE /feeds/{id}. Invalidates the guild cache whatever the answer (404 included). A retry
+   * answered 404 after an attempt that may have reached the API (a time-out, a reset, a 5xx) is
+   * a success: that attempt deleted the feed. A 404 to the first attempt is still NotFoundError.
+   */
   async deleteFeed(auth: ApiAuth, id: number): Promise<DeleteFeedResponse> {
     const a = parseInput(AuthSchema, auth, 'deleteFeed');
     const feedId = parseInput(IdSchema, id, 'deleteFeed', 'id');
-    return this.mutating(a, () => this.requester.send({ route: 'deleteFeed', apiKey: a.apiKey, path: `/feeds/${feedId}`, feedId }));
+    return this.mutating(a, async () => {
+      try {
+        return await this.requester.send({ route: 'deleteFeed', apiKey: a.apiKey, path: `/feeds/${feedId}`, feedId });
+      } catch (err) {
+        // The API's own words were never received; `mensaje` is only shown when `ok` is false.
+        if (err instanceof NotFoundError && err.afterAttemptThatMayHaveArrived) return { ok: true, mensaje: '' };
+        throw err;
+      }
+    });
   }
 
   /** GET /feeds/{id}/posts, optional `limite` (1–50) and `tipo`. */

@@ -99,10 +99,16 @@ export class ForbiddenError extends FeedApiHttpError {
 export class NotFoundError extends FeedApiHttpError {
   /** The feed the request was about (DELETE /feeds/{id}, GET /feeds/{id}/posts), so a reply can name it. */
   readonly feedId?: number;
+  /**
+   * This 404 answered a retry, and an earlier attempt of the same call may have reached the API
+   * (it timed out, was reset or got a 5xx): for a DELETE, that attempt may be what removed it.
+   */
+  readonly afterAttemptThatMayHaveArrived: boolean;
 
-  constructor(init: FeedApiHttpErrorInit & { feedId?: number }) {
+  constructor(init: FeedApiHttpErrorInit & { feedId?: number; afterAttemptThatMayHaveArrived?: boolean }) {
     super('not_found', 'Not Found', init);
     this.feedId = init.feedId;
+    this.afterAttemptThatMayHaveArrived = init.afterAttemptThatMayHaveArrived ?? false;
   }
 }
 
@@ -185,7 +191,7 @@ export class InvalidRequestError extends FeedApiError {
 }
 
 /** Maps a non-2xx status (other than 429, which needs a reset time) to its class. */
-export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName; feedId?: number }): FeedApiHttpError {
+export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName; feedId?: number; afterAttemptThatMayHaveArrived?: boolean }): FeedApiHttpError {
   const s = init.status;
   if (s === 400) return new BadRequestError(init);
   if (s === 401) return new UnauthorizedError(init);

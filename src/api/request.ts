@@ -25,7 +25,7 @@ import {
 import { attempt, TransportFailure, type AttemptRequest, type AttemptResponse } from './http.js';
 import { RateGate, type GatePermit } from './rate-gate.js';
 import { ResponseObservers, type ResponseEvent, type ResponseListener } from './response-events.js';
-import { backoffMs, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';
+import { backoffMs, mayHaveReachedServer, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';
 import { zodIssues } from './validation.js';
 
 export interface RequesterOptions {
@@ -187,6 +187,8 @@ export class FeedApiRequester {
     }
     const deadline = performance.now() + this.totalTimeoutMs;
     let lastError: FeedApiError | undefined;
+    // Whether a failed attempt may already have done the call's work on the server.
+    let mayHaveArrived = false;
 
     for (let n = 1; ; n++) {
       const common = (retrying: boolean, latencyMs: number) => ({
@@ -216,7 +218,7 @@ export class FeedApiRequester {
           report({ ...outcome, ...common(false, latencyMs) });
           return this.validate(spec, sent.res, n);
         }
-        failure = this.httpError(spec, keyHash, sent.res, n);
+        failure = this.httpError(spec, keyHash, sent.res, n, mayHaveArrived);
       } else {
         outcome = sent.outcome;
         failure =
@@ -225,6 +227,7 @@ export class FeedApiRequester {
             : new ConnectionError({ route: spec.route, attempts: n, systemCode: sent.outcome.systemCode, cause: sent.cause });
       }
       lastError = failure;
+      mayHaveArrived ||= mayHaveReachedServer(outcome);
       const wait = this.retryWait(method, outcome, n, deadline);
       report({ ...outcome, ...common(wait !== undefined, latencyMs) });
       if (wait === undefined) throw failure;
@@ -254,7 +257,8 @@ export class FeedApiRequester {
     return parsed.data;
   }
 
-  private httpError(spec: RequestSpec, keyHash: string, res: AttemptResponse, n: number): FeedApiError {
+  /** `mayHaveArrived`: an earlier attempt of this call may have reached the API. */
+  private httpError(spec: RequestSpec, keyHash: string, res: AttemptResponse, n: number, mayHaveArrived: boolean): FeedApiError {
     let body: unknown;
     if (!res.truncated && res.text !== '') {
       try {
@@ -272,7 +276,7 @@ export class FeedApiRequester {
       const resetAt = this.gate.snapshot(keyHash).resetAt ?? this.gate.resetFor429(res.headers);
       return new RateLimitedError({ ...init, resetAt });
     }
-    return httpErrorFor({ ...init, ...(spec.feedId !== undefined ? { feedId: spec.feedId } : {}) });
+    return httpErrorFor({ ...init, ...(spec.feedId !== undefined ? { feedId: spec.feedId } : {}), afterAttemptThatMayHaveArrived: mayHaveArrived });
   }
 }
 
@@ -288,7 +292,7 @@ async function sendOnce(
   } catch (err) {
     const f = err instanceof TransportFailure ? err : undefined;
     permit.release(f?.headers);
-    if (f?.kind === 'timeout') return { outcome: { kind: 'timeout' }, cause: f.cause };
+    if (f?.kind === 'timeout') return { outcome: { kind: 'timeout', timeoutMs: req.timeoutMs }, cause: f.cause };
     return { outcome: { kind: 'connection', systemCode: f?.systemCode }, cause: f?.cause ?? err };
   }
 }

@@ -3,7 +3,8 @@
  *
  * The rule: repeat only what cannot do harm twice.
  *  - GET is safe; DELETE is idempotent (deleting twice leaves the same state; a second try may
- *    answer 404, which the caller treats as "already gone"). Both are retried on connection
+ *    answer 404, which deleteFeed treats as "already gone" when an earlier attempt may have
+ *    reached the API: see mayHaveReachedServer). Both are retried on connection
  *    failures, time-outs and 5xx (except 501: "not implemented" will not heal).
  *  - POST creates a feed. If the request may have reached the server, a retry could create a
  *    duplicate, so a POST is retried ONLY on connection errors proven to happen before any byte
@@ -32,11 +33,22 @@ export type Method = 'GET' | 'POST' | 'DELETE';
 
 export type AttemptOutcome =
   | { kind: 'status'; status: number }
-  | { kind: 'timeout' }
+  /** `timeoutMs`: the attempt's time-out, as the request layer reports it (the policy does not need it). */
+  | { kind: 'timeout'; timeoutMs?: number }
   | { kind: 'connection'; systemCode?: string };
 
 export function isIdempotent(method: Method): boolean {
   return method === 'GET' || method === 'DELETE';
+}
+
+/**
+ * Whether a failed attempt may have reached the API (and done its work there): any HTTP status,
+ * a time-out, a connection failure not proven to happen before sending. A DELETE retried after
+ * such an attempt that then answers 404 found what that attempt left: the feed already gone.
+ */
+export function mayHaveReachedServer(outcome: AttemptOutcome): boolean {
+  if (outcome.kind !== 'connection') return true;
+  return outcome.systemCode === undefined || !NOT_SENT_CODES.has(outcome.systemCode);
 }
 
 export function shouldRetry(method: Method, outcome: AttemptOutcome): boolean {

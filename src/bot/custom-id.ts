@@ -107,6 +107,25 @@ export function customId<const P extends Record<string, Part<unknown>>>(prefix: 
   };
 }
 
+/**
+ * A codec that writes `current` ids and still reads those `former` wrote: buttons posted before a
+ * part was added keep working after an update, read as the current state `upgrade` makes of them.
+ * An id either could have written is read as `current`'s first.
+ */
+export function withFormerFormat<S, F>(current: CustomIdCodec<S>, former: CustomIdCodec<F>, upgrade: (state: F) => S): CustomIdCodec<S> {
+  if (former.prefix !== current.prefix) throw new Error(`custom_id ${current.prefix}: a former format must have the same prefix, not ${former.prefix}`);
+  return {
+    prefix: current.prefix,
+    encode: (state) => current.encode(state),
+    decode(id) {
+      const state = current.decode(id);
+      if (state !== undefined) return state;
+      const old = former.decode(id);
+      return old === undefined ? undefined : upgrade(old);
+    },
+  };
+}
+
 /** `<command>:<action>` of any custom_id: the key components are routed by. */
 export function customIdPrefix(id: string): string {
   return id.split(':', 2).join(':');

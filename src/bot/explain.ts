@@ -4,7 +4,7 @@
  * short reference id that is also in the single log line for the interaction.
  */
 import { randomBytes } from 'node:crypto';
-import { TimestampStyles, time } from 'discord.js';
+import { DiscordAPIError, HTTPError, RateLimitError, TimestampStyles, time } from 'discord.js';
 import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
@@ -18,6 +18,44 @@ export interface Explanation {
   level: 'info' | 'warn' | 'error';
   /** Present when the operator needs to find this failure in the logs. */
   ref?: string;
+  /** Set when Discord refused or failed an answer: the failure is Discord's, not the handler's. */
+  discord?: DiscordRefusal;
+  /** Why a dependency could not be reached, logged whatever the level (`err` is only logged at error). */
+  detail?: FailureDetail;
+}
+
+export interface FailureDetail {
+  /** The transport's code: ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET, DEPTH_ZERO_SELF_SIGNED_CERT… */
+  cause?: string;
+  /** The attempt's time-out that expired. */
+  timeoutMs?: number;
+}
+
+/** What the log line says about a call Discord refused or failed. */
+export interface DiscordRefusal {
+  /** Discord's HTTP status (429 for a rate limit discord.js gave up waiting on). */
+  status: number;
+  /** Discord's JSON error code (10062, 40060…), when it sent one. */
+  code?: number;
+  /**
+   * The interaction cannot be answered by us any more: it expired, or it was answered elsewhere
+   * (another instance, a duplicate dispatch). Nothing to repair in our code: logged at warn.
+   */
+  gone: boolean;
+}
+
+/** 10062 Unknown interaction, 40060 already acknowledged, 50027 Invalid Webhook Token (the 15-minute token expired). */
+const GONE_CODES: ReadonlySet<number | string> = new Set([10062, 40060, 50027]);
+
+/** Discord's refusal or failure behind `error` (discord.js' REST errors), or undefined when it is not one. */
+export function discordRefusal(error: unknown): DiscordRefusal | undefined {
+  if (error instanceof DiscordAPIError) {
+    const code = typeof error.code === 'number' ? error.code : undefined;
+    return { status: error.status, ...(code !== undefined ? { code } : {}), gone: GONE_CODES.has(error.code) };
+  }
+  if (error instanceof HTTPError) return { status: error.status, gone: false };
+  if (error instanceof RateLimitError) return { status: 429, gone: false };
+  return undefined;
 }
 
 /** 8 characters from an unambiguous alphabet: easy to read out and to grep. */
@@ -32,6 +70,12 @@ export interface ExplainContext {
 
 export function explain(error: unknown, ctx: ExplainContext): Explanation {
   const { t } = ctx;
+  const discord = discordRefusal(error);
+  if (discord) {
+    // Shown only if some answer can still reach the user (the router decides); the ref with it.
+    const ref = newReference();
+    return { message: t('error.unknown', { ref }), outcome: 'discord_error', level: discord.gone ? 'warn' : 'error', ref, discord };
+  }
   if (error instanceof MissingPermissionError) {
     return { message: t('error.missingPermission', { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
   }
@@ -82,8 +126,14 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
       level: 'warn',
     };
   }
-  if (error instanceof api.TimeoutError) return { message: t('error.timeout'), outcome: 'api_timeout', level: 'warn' };
-  if (error instanceof api.ConnectionError) return { message: t('error.connection'), outcome: 'api_unreachable', level: 'warn' };
+  if (error instanceof api.TimeoutError) {
+    return { message: t('error.timeout'), outcome: 'api_timeout', level: 'warn', detail: { timeoutMs: error.timeoutMs } };
+  }
+  if (error instanceof api.ConnectionError) {
+    // An untrusted certificate, a refused port and a reset read the same to users, not to operators.
+    const detail = error.systemCode !== undefined ? { detail: { cause: error.systemCode } } : {};
+    return { message: t('error.connection'), outcome: 'api_unreachable', level: 'warn', ...detail };
+  }
   if (error instanceof api.InvalidResponseError) {
     const ref = newReference();
     return { message: t('error.invalidResponse', { ref }), outcome: 'api_invalid_response', level: 'error', ref };

@@ -8,6 +8,7 @@
 import type { Interaction } from 'discord.js';
 import type { Listener } from '../observers.js';
 import { customIdCommand, customIdPrefix } from './custom-id.js';
+import type { DiscordRefusal, FailureDetail } from './explain.js';
 import type { RouteTable } from './routes.js';
 
 export type InteractionKind = 'command' | 'autocomplete' | 'button' | 'modal' | 'other';
@@ -28,7 +29,11 @@ export interface InteractionRecord {
   subcommand: string;
   /** For the log line: `feed list`, `button feed:delete`, `feed (autocomplete)`; absent when not ours. */
   label: string | undefined;
-  /** `ok`, `unknown_command`, or an explanation's outcome (`user_error`, `api_401`…). */
+  /**
+   * `ok`, `unknown_command`, or an explanation's outcome (`user_error`, `api_401`…);
+   * `discord_error` when Discord refused or failed the answer itself, appended (`api_timeout+discord_error`)
+   * when it refused the explanation of another failure.
+   */
   outcome: string;
   level: 'info' | 'warn' | 'error';
   /** The last HTTP status the feed API answered for this interaction; null when none did. */
@@ -40,8 +45,13 @@ export interface InteractionRecord {
   deferred: boolean;
   /** No acknowledgement within 3 s of Discord creating the interaction (it then answers 10062). */
   missedDeadline: boolean;
+  /** The reference the user read; absent when no explanation with one reached them. */
   ref?: string;
   error?: unknown;
+  /** What Discord answered when it refused or failed a call of this interaction. */
+  discord?: DiscordRefusal;
+  /** Why the feed API could not be reached (system code, time-out), whatever the level. */
+  detail?: FailureDetail;
 }
 
 export type InteractionListener = Listener<InteractionRecord>;
@@ -82,6 +92,9 @@ export function logEntry(r: InteractionRecord): Record<string, unknown> {
     ...(r.ackLatencyMs !== null ? { ackMs: Math.round(r.ackLatencyMs) } : {}),
     ...(r.missedDeadline ? { missedDeadline: true } : {}),
     ...(r.ref ? { ref: r.ref } : {}),
+    ...(r.detail?.cause !== undefined ? { cause: r.detail.cause } : {}),
+    ...(r.detail?.timeoutMs !== undefined ? { timeoutMs: r.detail.timeoutMs } : {}),
+    ...(r.discord ? { discordStatus: r.discord.status, ...(r.discord.code !== undefined ? { discordCode: r.discord.code } : {}) } : {}),
     ...(r.error ? { err: r.error } : {}),
   };
 }

@@ -7,7 +7,7 @@
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import type { CommandModule } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
-import { explain, type Explanation } from './explain.js';
+import { discordRefusal, explain, type DiscordRefusal, type Explanation, type FailureDetail } from './explain.js';
 import { interactionLabels, logEntry, type InteractionListener, type InteractionRecord } from './interaction-record.js';
 import { DEFAULT_DEFER_AFTER_MS, Responder, missedAckDeadline, type RepliableInteraction } from './responder.js';
 import { routeFor, routeTable } from './routes.js';
@@ -39,10 +39,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
     const started = performance.now();
     const receivedAt = clock();
     let label: string | undefined;
-    let outcome = 'ok';
-    let level: 'info' | 'warn' | 'error' = 'info';
-    let failure: unknown;
-    let ref: string | undefined;
+    const end = new Ending();
     let responder: Responder | undefined;
     // Autocomplete: the choices are the acknowledgement and the final answer at once.
     let choicesAt: number | undefined;
@@ -52,12 +49,9 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         const ctx = new HandlerContext(services, interaction, undefined);
         const result = await runAutocomplete(table.commands.get(interaction.commandName), interaction, ctx);
         if (interaction.responded) choicesAt = clock();
-        outcome = result.outcome;
-        if (result.error) {
-          level = result.error.level;
-          ref = result.error.ref;
-          if (result.error.level === 'error') failure = result.cause;
-        }
+        end.outcome = result.outcome;
+        // No explanation reaches anyone here: a code failure keeps its ref for the log, Discord's refusal needs none.
+        if (result.error) end.explained(result.error, result.cause, result.error.discord ? undefined : result.error.ref);
         return;
       }
       const route = routeFor(interaction, table);
@@ -74,26 +68,24 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       responder.arm();
       try {
         if (!route.handler) {
-          outcome = 'unknown_command';
+          end.outcome = 'unknown_command';
           await responder.fail({ embeds: [errorEmbed(context.t('error.unknownCommand'))] });
           return;
         }
         await route.handler(context);
       } catch (error) {
         const e = explain(error, { t: context.t });
-        outcome = e.outcome;
-        level = e.level;
-        ref = e.ref;
-        if (e.level === 'error') failure = error;
+        end.explained(e, error, undefined);
+        if (!canStillAnswer(e, route.interaction)) return;
         await responder.fail({ embeds: [errorEmbed(e.message)] });
+        // Only now has the user read the reference (unless a failed deferral left nothing to answer).
+        if (route.interaction.deferred || route.interaction.replied) end.ref = e.ref;
       } finally {
         responder.dispose();
       }
     } catch (error) {
       // Answering Discord itself failed (expired token, network). Log it; never rethrow.
-      outcome = outcome === 'ok' ? 'discord_error' : `${outcome}+discord_error`;
-      level = 'error';
-      failure ??= error;
+      end.answerFailed(error);
     } finally {
       const ackAt = responder ? responder.acknowledgedAt : choicesAt;
       const latencyMs = performance.now() - started;
@@ -103,8 +95,8 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         userId: interaction.user.id,
         ...interactionLabels(interaction, table),
         label,
-        outcome,
-        level,
+        outcome: end.outcome,
+        level: end.level,
         upstreamStatus: upstream.lastStatus(),
         latencyMs,
         // Wall clock (the responder's) against a monotonic one: the acknowledgement is never later than the end.
@@ -112,10 +104,9 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         deferred: responder?.deferred ?? false,
         // Only what is ours to answer (label set) can miss the deadline.
         missedDeadline: label !== undefined && missedAckDeadline(interaction.createdTimestamp, receivedAt, ackAt),
-        ...(ref ? { ref } : {}),
-        ...(failure ? { error: failure } : {}),
+        ...end.failureFields(),
       };
-      services.logger[level](logEntry(record), 'interaction');
+      services.logger[record.level](logEntry(record), 'interaction');
       observers.emit(record);
     }
   }
@@ -150,10 +141,67 @@ async function runAutocomplete(
     await command.autocomplete(interaction, ctx);
     return { outcome: 'ok' };
   } catch (error) {
-    // Autocomplete has no room for explanations: an empty list, and the reason in the log.
-    if (!interaction.responded) await interaction.respond([]).catch(() => undefined);
     const e = explain(error, { t: ctx.t });
+    // Autocomplete has no room for explanations: an empty list, and the reason in the log. When
+    // Discord refused the list (after discord.js' own retries), an empty one would be refused too.
+    if (!interaction.responded && !e.discord) await interaction.respond([]).catch(() => undefined);
     return { outcome: e.outcome, error: e, cause: error };
+  }
+}
+
+/**
+ * Whether an explanation can still reach the user after `e`. A Discord refusal of an interaction
+ * nothing acknowledged leaves no way to answer (and a retry of a refused callback would only be
+ * refused again, past the deadline); one of an expired or foreign interaction neither. After a
+ * deferral, a failed edit can still be followed by an explanation.
+ */
+function canStillAnswer(e: Explanation, interaction: RepliableInteraction): boolean {
+  if (!e.discord) return true;
+  return !e.discord.gone && (interaction.deferred || interaction.replied);
+}
+
+const SEVERITY = { info: 0, warn: 1, error: 2 } as const;
+
+/** How an interaction ended, as its log line and metrics record will say. */
+class Ending {
+  outcome = 'ok';
+  level: 'info' | 'warn' | 'error' = 'info';
+  /** The reference the user read (or, for autocomplete, the log's only). */
+  ref: string | undefined;
+  private failure: unknown;
+  private discord: DiscordRefusal | undefined;
+  private detail: FailureDetail | undefined;
+
+  /** The handler failed with `error`, explained as `e`; `ref` is set once the user has read it. */
+  explained(e: Explanation, error: unknown, ref: string | undefined): void {
+    this.outcome = e.outcome;
+    this.level = e.level;
+    this.ref = ref;
+    this.discord = e.discord;
+    this.detail = e.detail;
+    // A Discord refusal is logged whatever its level: `err` names the call it refused.
+    if (e.level === 'error' || e.discord) this.failure = error;
+  }
+
+  /** Discord refused or failed the answer (or the explanation): `discord_error`, once, after the handler's outcome. */
+  answerFailed(error: unknown): void {
+    const refusal = discordRefusal(error);
+    if (!this.outcome.split('+').includes('discord_error')) {
+      this.outcome = this.outcome === 'ok' ? 'discord_error' : `${this.outcome}+discord_error`;
+    }
+    const level = refusal?.gone ? 'warn' : 'error';
+    if (SEVERITY[level] > SEVERITY[this.level]) this.level = level;
+    this.discord ??= refusal;
+    this.failure ??= error;
+  }
+
+  failureFields(): Pick<InteractionRecord, 'ref' | 'error' | 'discord' | 'detail'> {
+    return {
+      ...(this.ref ? { ref: this.ref } : {}),
+      ...(this.failure ? { error: this.failure } : {}),
+      ...(this.discord ? { discord: this.discord } : {}),
+      ...(this.detail ? { detail: this.detail } : {}),
+    };
   }
 }
 

@@ -65,9 +65,22 @@ describe('response events', () => {
     await rejection(client.getStats(AUTH));
     expect(events).toMatchObject([
       { kind: 'connection', systemCode: 'ECONNRESET', attempt: 1, retrying: true },
-      { kind: 'timeout', attempt: 2, retrying: false },
+      { kind: 'timeout', timeoutMs: 30, attempt: 2, retrying: false },
     ]);
     expect(events.some((e) => 'status' in e)).toBe(false);
+  });
+
+  it('the debug line names a transport failure: its system code, a time-out’s length; never the key', async ({ makeClient, pool, log }) => {
+    const client = makeClient({ timeoutMs: 30, maxRetries: 1, logger: log.logger });
+    pool.intercept(stats).replyWithError(connReset());
+    pool.intercept(stats).reply(200, STATS).delay(500);
+    await rejection(client.getStats(AUTH));
+    const lines = log.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toMatchObject([
+      { msg: 'feed api request', route: 'getStats', status: 'connection', cause: 'ECONNRESET', attempt: 1 },
+      { msg: 'feed api request', route: 'getStats', status: 'timeout', timeoutMs: 30, attempt: 2 },
+    ]);
+    expect(log.lines.join('\n')).not.toContain(AUTH.apiKey);
   });
 
   it('a local refusal is its own event, with the reset time, and throws RateGateRefusalError', async ({ client, pool, agent, clock, events }) => {

@@ -1,6 +1,6 @@
 /** The custom_id codecs: what every button writes, it reads back; nothing else gets through. */
 import { describe, expect, it } from 'vitest';
-import { customId, int, oneOf, optional, snowflake, type CustomIdCodec } from '../../src/bot/custom-id.js';
+import { customId, int, oneOf, optional, snowflake, withFormerFormat, type CustomIdCodec } from '../../src/bot/custom-id.js';
 import { deleteConfirmId } from '../../commands/feed/delete.js';
 import { listPageId } from '../../commands/feed/list.js';
 import { postsPageId } from '../../commands/feed/posts.js';
@@ -8,6 +8,8 @@ import { keyModalId } from '../../commands/apikey.js';
 
 const USER = '1400000000000000001';
 const CHANNEL = '1300000000000000002';
+/** The /feed delete interaction that asked. */
+const ASKED = '1500000000000000003';
 
 /** Replaces part `index` (0 = the first after the prefix) of a valid id. */
 function withPart<S>(codec: CustomIdCodec<S>, valid: S, index: number, text: string): string {
@@ -56,6 +58,20 @@ describe('codec', () => {
     }
   });
 
+  it('with a former format: writes the current one, reads both, the current one first', () => {
+    const current = customId('demo:thing', { n: int(), who: snowflake, tag: optional(oneOf(['a', 'b'])) });
+    const former = customId('demo:thing', { n: int(), who: snowflake });
+    const both = withFormerFormat(current, former, (old) => ({ ...old, tag: undefined }));
+    expect(both.prefix).toBe('demo:thing');
+    expect(both.encode({ n: 5, who: USER, tag: 'a' })).toBe(`demo:thing:5:${USER}:a`);
+    expect(both.decode(`demo:thing:5:${USER}:a`)).toEqual({ n: 5, who: USER, tag: 'a' });
+    expect(both.decode(`demo:thing:5:${USER}`)).toEqual({ n: 5, who: USER, tag: undefined });
+    for (const bad of [`demo:thing:5`, `demo:thing:5:${USER}:c`, `demo:thing:x:${USER}`, `demo:thing:5:${USER}:a:b`]) {
+      expect({ bad, decoded: both.decode(bad) }).toEqual({ bad, decoded: undefined });
+    }
+    expect(() => withFormerFormat(current, customId('demo:other', {}), () => ({ n: 0, who: USER, tag: undefined }))).toThrow(/same prefix/);
+  });
+
   it('refuses to write an id it could not read back', () => {
     expect(() => codec.encode({ n: -1, who: USER })).toThrow(/n cannot be encoded/);
     expect(() => codec.encode({ n: 1.5, who: USER })).toThrow();
@@ -89,11 +105,13 @@ describe.each([
   {
     name: 'feed delete confirmation',
     codec: deleteConfirmId as CustomIdCodec<unknown>,
-    valid: { answer: 'yes', id: 1, userId: USER, expires: 1_790_000_000 },
-    id: `feed:delete:yes:1:${USER}:1790000000`,
+    valid: { answer: 'yes', id: 1, userId: USER, expires: 1_790_000_000, asked: ASKED },
+    id: `feed:delete:yes:1:${USER}:1790000000:${ASKED}`,
     numeric: 3,
+    // Without its last part, the id is one posted before `asked` was added: still read.
+    withoutLastPart: { answer: 'yes', id: 1, userId: USER, expires: 1_790_000_000, asked: undefined },
   },
-])('$name', ({ codec, valid, id, numeric }) => {
+] as { name: string; codec: CustomIdCodec<unknown>; valid: unknown; id: string; numeric: number; withoutLastPart?: unknown }[])('$name', ({ codec, valid, id, numeric, withoutLastPart }) => {
   it('keeps the format buttons already sent use, and round-trips', () => {
     expect(codec.encode(valid)).toBe(id);
     expect(codec.decode(id)).toEqual(valid);
@@ -104,7 +122,7 @@ describe.each([
   });
 
   it('refuses a missing or an extra part, and a user that is not a snowflake', () => {
-    expect(codec.decode(id.split(':').slice(0, -1).join(':'))).toBeUndefined();
+    expect(codec.decode(id.split(':').slice(0, -1).join(':'))).toEqual(withoutLastPart);
     expect(codec.decode(`${id}:1`)).toBeUndefined();
     expect(codec.decode(id.replace(USER, 'someone'))).toBeUndefined();
   });
@@ -118,9 +136,20 @@ describe('other parts of the feed ids', () => {
   });
 
   it('delete: the answer is yes or no', () => {
-    const valid = { answer: 'no' as const, id: 1, userId: USER, expires: 1_790_000_000 };
+    const valid = { answer: 'no' as const, id: 1, userId: USER, expires: 1_790_000_000, asked: ASKED };
     expect(deleteConfirmId.decode(deleteConfirmId.encode(valid))).toEqual(valid);
     expect(deleteConfirmId.decode(withPart(deleteConfirmId, valid, 0, 'maybe'))).toBeUndefined();
+  });
+
+  it('delete: the asking interaction is a snowflake; confirmations posted before it was added are read strictly too', () => {
+    const valid = { answer: 'yes' as const, id: 1, userId: USER, expires: 1_790_000_000, asked: ASKED };
+    expect(deleteConfirmId.decode(withPart(deleteConfirmId, valid, 4, '123'))).toBeUndefined();
+    expect(deleteConfirmId.decode(`feed:delete:no:4:${USER}:1790000000`)).toEqual({ answer: 'no', id: 4, userId: USER, expires: 1_790_000_000, asked: undefined });
+    for (const bad of [`feed:delete:yes:1:${USER}:never`, `feed:delete:yes:01:${USER}:1790000000`, `feed:delete:yes:1:${USER}`, `feed:delete:maybe:1:${USER}:1790000000`]) {
+      expect({ bad, decoded: deleteConfirmId.decode(bad) }).toEqual({ bad, decoded: undefined });
+    }
+    // The longest id it can write still fits Discord's 100 characters.
+    expect(deleteConfirmId.encode({ ...valid, id: Number.MAX_SAFE_INTEGER, userId: '18446744073709551615', asked: '18446744073709551615' }).length).toBeLessThanOrEqual(100);
   });
 
   it('the API key modal is exactly apikey:set', () => {

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { ADMINISTRATOR_PERMS, MEMBER_ID, MEMBER_PERMS, autocomplete, buttonPress, chatInput } from '../helpers/discord.js';
+import { ADMINISTRATOR_PERMS, ADMIN_ID, MEMBER_ID, MEMBER_PERMS, autocomplete, buttonPress, chatInput } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 
 type Body = { type: number; data: { flags?: number; content?: string; embeds: { title?: string; description?: string; fields?: { name: string; value: string }[] }[]; components: { components: { custom_id: string; label: string; style: number }[] }[]; choices?: { name: string; value: number }[] } };
@@ -140,6 +140,13 @@ describe('/feed delete', () => {
     await h.run(chatInput('feed', 'delete', { id: 2 }));
     await h.run(buttonPress(confirmation(h)[1]!.custom_id));
     expect(body(h, 1).data.embeds[0]!.description).toBe('Cancelled: feed #2 was not deleted.');
+  });
+
+  botTest('a confirmation posted before the custom_id named its asking interaction still deletes', async ({ bot: h }) => {
+    const expires = Math.ceil(Date.now() / 1000) + 60;
+    h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(200, { ok: true, mensaje: 'Feed 1 eliminado' }, { headers: rl() });
+    await h.run(buttonPress(`feed:delete:yes:1:${ADMIN_ID}:${expires}`, {}, MessageFlags.Ephemeral));
+    expect(body(h).data.embeds[0]!.description).toBe('Feed #1 was deleted.');
   });
 
   botTest('only the invoker can press the buttons', async ({ bot: h }) => {

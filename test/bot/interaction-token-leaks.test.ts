@@ -49,7 +49,8 @@ describe('interaction tokens never reach the logs', () => {
     expect(sent[0]!.raw).toContain(PRIVATE_ACCOUNT); // the body the error carried
     expect(sent[0]!.path).toContain(raw.token); // the URL the error carried
     const line = loggedFailure(h, raw, [PRIVATE_ACCOUNT]);
-    expect(line.level).toBe(50); // error
+    expect(line.level).toBe(40); // warn: the interaction expired, nothing of ours to repair
+    expect(line).toMatchObject({ outcome: 'discord_error', discordStatus: 404, discordCode: 10062 });
     expect(line.err).toMatchObject({
       type: 'DiscordAPIError',
       status: 404,
@@ -76,7 +77,8 @@ describe('interaction tokens never reach the logs', () => {
       expect(edits[0]!.raw).toContain(PRIVATE_ACCOUNT);
       expect(edits[0]!.path).toContain(raw.token);
       const line = loggedFailure(h, raw, [PRIVATE_ACCOUNT]);
-      expect(line.level).toBe(50);
+      expect(line.level).toBe(50); // error: Discord failing
+      expect(line).toMatchObject({ outcome: 'discord_error', discordStatus: 500 });
       expect(line.err).toMatchObject({ type: 'HTTPError', status: 500, method: 'PATCH', url: expect.stringContaining('/webhooks/1200000000000000001/[redacted]/messages/') });
     });
   });
@@ -90,6 +92,8 @@ describe('interaction tokens never reach the logs', () => {
     const choice = '@nasa → #1300000000000000001';
     expect(h.discord.callbacks()[0]!.raw).toContain(choice);
     const line = loggedFailure(h, raw, [choice]);
+    expect(line).toMatchObject({ outcome: 'discord_error', level: 40, discordStatus: 404, discordCode: 10062 });
+    expect(line).not.toHaveProperty('ref');
     expect(line.err).toMatchObject({ status: 404, code: 10062, url: expect.stringContaining('/[redacted]/callback') });
   });
 });

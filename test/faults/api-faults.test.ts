@@ -74,7 +74,7 @@ function messageCell(f: Family, fault: ApiFault, locale: string) {
     expect(seen.messages.every((m) => m.private) && !seen.publicPlaceholderLeft, 'nothing public is left').toBe(true);
     const ref = typeof line.ref === 'string' ? line.ref : undefined;
     expect(seen.text).toBe(expectedText(fault, catalogueFor(locale), { ...ctx, status: fault.upstreamStatus(target) ?? 0, ref }));
-    expect(line).toMatchObject({ outcome: fault.outcome(fault.upstreamStatus(target) ?? 0), level: LEVEL[fault.level], upstreamStatus: fault.upstreamStatus(target) });
+    expect(line).toMatchObject({ outcome: fault.outcome(fault.upstreamStatus(target) ?? 0), level: LEVEL[fault.level], upstreamStatus: fault.upstreamStatus(target), ...fault.logged });
     expect(ref !== undefined, 'a reference exactly for unexpected failures').toBe(fault.ref);
     expect(apiRequests(h, target.method, target.path)).toBe(fault.attempts[target.method]);
     if (fault.spendsBudget) await expectLocalRefusal(h, f, locale, ctx);

@@ -32,6 +32,8 @@ export interface ApiFault {
   level: Level;
   /** An unexpected failure: the user gets a reference that is also in the log line. */
   ref: boolean;
+  /** What else the log line says about the cause, whatever its level (a system code, a time-out). */
+  logged?: Record<string, unknown>;
   /** The log line's upstreamStatus: the HTTP status, or null when no status came. */
   upstreamStatus: (target: ApiTarget) => number | null;
   /** Reset of the key's rate-limit window, for faults that spend it (the clock is moved past it). */
@@ -76,21 +78,29 @@ function invalidBody(id: string, label: string, body: string | object): ApiFault
   };
 }
 
-/** A failure with no HTTP status: explained as `key`, logged as `outcome` at warn. */
-function transport(id: string, label: string, key: MessageKey, outcome: string, attempts: Record<Method, number>, inject: ApiFault['inject']): ApiFault {
-  return { id, label, inject, attempts, explanation: { key }, outcome: () => outcome, level: 'warn', ref: false, upstreamStatus: () => null };
+/** A failure with no HTTP status: explained as `key`, logged as `outcome` at warn, with its cause. */
+function transport(
+  id: string,
+  label: string,
+  key: MessageKey,
+  outcome: string,
+  logged: Record<string, unknown>,
+  attempts: Record<Method, number>,
+  inject: ApiFault['inject'],
+): ApiFault {
+  return { id, label, inject, attempts, explanation: { key }, outcome: () => outcome, level: 'warn', ref: false, logged, upstreamStatus: () => null };
 }
 
 export const API_FAULTS: ApiFault[] = [
   // The harness's per-attempt time-out is 400 ms: the answer comes too late for every attempt.
-  transport('timeout', 'time-out', 'error.timeout', 'api_timeout', RETRIED, (api, target, ctx) =>
+  transport('timeout', 'time-out', 'error.timeout', 'api_timeout', { timeoutMs: 400 }, RETRIED, (api, target, ctx) =>
     void intercept(api, target).reply(target.ok.status, target.ok.body as object, rateHeaders(ctx)).delay(1_200).times(RETRIED[target.method]),
   ),
-  transport('reset', 'connection reset', 'error.connection', 'api_unreachable', RETRIED, (api, target) =>
+  transport('reset', 'connection reset', 'error.connection', 'api_unreachable', { cause: 'ECONNRESET' }, RETRIED, (api, target) =>
     void intercept(api, target).replyWithError(systemError('ECONNRESET', 'read ECONNRESET')).times(RETRIED[target.method]),
   ),
   // Refused before any byte was sent: even a POST is retried (nothing can have been created).
-  transport('refused', 'connection refused', 'error.connection', 'api_unreachable', { GET: 3, DELETE: 3, POST: 3 }, (api, target) =>
+  transport('refused', 'connection refused', 'error.connection', 'api_unreachable', { cause: 'ECONNREFUSED' }, { GET: 3, DELETE: 3, POST: 3 }, (api, target) =>
     void intercept(api, target).replyWithError(systemError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:443')).times(3),
   ),
   status(500),

@@ -9,7 +9,7 @@
 import { describe, expect } from 'vitest';
 import type { APIInteraction } from 'discord-api-types/v10';
 import { GUILD_ID } from '../helpers/discord.js';
-import { TEST_KEY, botTest, type BotHarness } from '../helpers/bot.js';
+import { TEST_KEY, botTest, rl, type BotHarness } from '../helpers/bot.js';
 import { DISCORD_ANSWERS, DiscordFaults, type DiscordCallKind, type DiscordFaultAnswer } from './discord-faults.js';
 import { FAMILIES, answerHealthily, family, runFamily, type Family } from './families.js';
 import { LEVEL, apiRequests, interactionLine, visibleAnswer, watchForCrashes } from './support.js';
@@ -69,9 +69,16 @@ async function expectContained(h: BotHarness, f: Family, fault: DiscordFault, ra
   } else {
     // The operator sees Discord's own error; the user may see nothing, never a public error.
     const injected = fault.answers.at(-1)![0];
-    expect(line).toMatchObject({ level: LEVEL.error, err: expect.objectContaining({ status: injected.status }) });
+    const code = (injected.body as { code?: number }).code;
+    // Expired or answered elsewhere: nothing of ours to repair (warn); Discord failing: error.
+    const level = code === 10062 || code === 40060 ? LEVEL.warn : LEVEL.error;
+    expect(line).toMatchObject({ outcome: 'discord_error', level, discordStatus: injected.status, err: expect.objectContaining({ status: injected.status }) });
+    if (code) expect(line.discordCode).toBe(code);
     for (const m of seen.messages) if (m.text !== undefined && /Reference|Referencia/.test(m.text)) expect(m.private).toBe(true);
   }
+  // A reference is logged exactly when the user read one: the same one.
+  const shown = seen.messages.map((m) => /`([A-Z0-9]{8})`/.exec(m.text ?? '')?.[1]).find((r) => r !== undefined);
+  expect(line.ref).toBe(shown);
   return line;
 }
 
@@ -117,17 +124,34 @@ describe.concurrent('Discord answers the edit of a deferred reply badly', () => 
 });
 
 describe('the log line of an interaction Discord never let the bot answer', () => {
-  // DEFECT (reported to the lead): when the reply itself is refused (10062, 40060, 5xx, 429
-  // until expiry), the router treats Discord's error like a handler failure: outcome `error`
-  // with a fresh `ref` that no user ever saw, instead of `discord_error` (the outcome its own
-  // comment reserves for "answering Discord itself failed"). Only a failing *explanation*
-  // reaches that branch. The operator cannot tell "Discord refused" from "our code broke".
+  // Formerly a defect: a refused reply (10062, 40060, 5xx, 429 until expiry) was logged like a
+  // handler failure, outcome `error` with a fresh `ref` no user ever saw.
   describe.each(DISCORD_FAULTS.filter((x) => x.on === 'callback' && !x.delivered))('$id', (fault) => {
-    botTest.fails('/stats: outcome discord_error, and no reference nobody saw', async ({ bot: h }) => {
+    botTest('/stats: outcome discord_error, and no reference nobody saw', async ({ bot: h }) => {
       const { raw } = await runWithDiscordFault(h, family('/stats'), fault, 0);
       const line = interactionLine(h, raw);
-      expect(line.outcome).toMatch(/discord_error/);
+      expect(line.outcome).toBe('discord_error');
       expect(line.ref).toBeUndefined();
     });
+  });
+
+  botTest('/stats: a handler failure whose explanation Discord refused keeps its outcome, at its level, without the ref', async ({ bot: h }) => {
+    const faults = new DiscordFaults(h.discord.client);
+    const raw = await runFamily(h, family('/stats'), 'en-US', () => {
+      h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, '{"cuentas": [', { headers: rl() });
+      faults.add('callback', A.unknownInteraction, Infinity);
+    });
+    expect(faults.injected).toHaveLength(1);
+    expect(interactionLine(h, raw)).toMatchObject({ outcome: 'api_invalid_response+discord_error', level: LEVEL.error, discordStatus: 404, discordCode: 10062 });
+    expect(interactionLine(h, raw).ref).toBeUndefined();
+  });
+
+  botTest('/stats: an unreachable API whose explanation Discord refused: warn, with the cause and Discord’s code', async ({ bot: h }) => {
+    const faults = new DiscordFaults(h.discord.client);
+    const raw = await runFamily(h, family('/stats'), 'en-US', () => {
+      h.api.intercept({ path: '/v1/stats', method: 'GET' }).replyWithError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })).times(3);
+      faults.add('callback', A.alreadyAcknowledged, Infinity);
+    });
+    expect(interactionLine(h, raw)).toMatchObject({ outcome: 'api_unreachable+discord_error', level: LEVEL.warn, cause: 'ECONNRESET', discordCode: 40060 });
   });
 });

@@ -172,18 +172,19 @@ describe.each(REAL_FAULTS)('$label', (fault) => {
       }
       expect(seen.private).toBe(true);
       expect(seen.text).toBe(catalogueFor('en-US')(fault.key));
-      expect(line).toMatchObject({ outcome: 'api_unreachable', level: LEVEL.warn, upstreamStatus: null });
+      expect(line).toMatchObject({ outcome: 'api_unreachable', level: LEVEL.warn, upstreamStatus: null, cause: expect.stringMatching(fault.code) });
       expect(line.ref).toBeUndefined();
     });
   }
 
-  // DEFECT (reported to the lead): no log line, at any level, says why the API was unreachable.
-  // The interaction line carries `err` only at level error, and the client's per-attempt debug
-  // line reduces a transport failure to `status: "connection"`, dropping the systemCode the
-  // error holds. An untrusted certificate (a wrong FEED_API_CA_FILE, or interception), a
-  // refused port and a reset all read `api_unreachable` with nothing to tell them apart.
-  botTest.fails('/stats: some log line names the cause (TLS or system error code)', async ({ bot: h }) => {
-    await runReal(h, FAMILIES.find((x) => x.id === '/stats')!, fault);
-    expect(JSON.stringify(h.logs)).toMatch(fault.code);
+  // Formerly a defect: no log line, at any level, said why the API was unreachable (the
+  // interaction line carried `err` only at level error; the debug line dropped the systemCode).
+  botTest('/stats: the interaction line and every attempt’s debug line name the cause (TLS or system error code)', async ({ bot: h }) => {
+    const { raw } = await runReal(h, FAMILIES.find((x) => x.id === '/stats')!, fault);
+    expect(interactionLine(h, raw).cause).toMatch(fault.code);
+    const attempts = h.logs.filter((l) => l.msg === 'feed api request');
+    expect(attempts).toHaveLength(fault.attempts.GET);
+    for (const l of attempts) expect(l).toMatchObject({ status: 'connection', cause: expect.stringMatching(fault.code) });
+    expect(h.rawLogs.join('\n')).not.toContain(TEST_KEY);
   });
 });

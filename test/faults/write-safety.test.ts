@@ -15,12 +15,10 @@ watchForCrashes();
 describe('/feed delete → Delete when the first attempt timed out after the API had deleted the feed', () => {
   botTest.override({ harness: { timeoutMs: 400 } });
 
-  // DEFECT (reported to the lead): src/api/retry-policy.ts retries DELETE because "a second try
-  // may answer 404, which the caller treats as 'already gone'" — but no caller does. The retry's
-  // 404 becomes NotFoundError and the admin who just deleted feed #1 reads "Feed #1 does not
-  // exist in this server." instead of being told it is deleted. Nothing is lost or doubled; the
-  // answer is wrong. (A fix: deleteFeed, or the button, treats a 404 on attempt > 1 as success.)
-  botTest.fails('is told the feed is deleted, not that it never existed', async ({ bot: h }) => {
+  // Formerly a defect: the retry's 404 became NotFoundError and the admin who had just deleted
+  // feed #1 read "Feed #1 does not exist in this server.". deleteFeed now reads a 404 to a retry
+  // after an attempt that may have arrived as "already gone" (test/api/client.delete-retry.test.ts).
+  botTest('is told the feed is deleted, not that it never existed', async ({ bot: h }) => {
     const f = family('/feed delete → Delete');
     const raw = await runFamily(h, f, 'en-US', () => {
       h.agent.enableCallHistory();
@@ -30,8 +28,8 @@ describe('/feed delete → Delete when the first attempt timed out after the API
       h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(404, { error: { codigo: 'not_found', mensaje: 'Feed no encontrado' } }, { headers: rl() });
     });
     expect(apiRequests(h, 'DELETE', '/v1/feeds/1')).toBe(2);
-    expect(visibleAnswer(h, raw, true).text).not.toBe(catalogueFor('en-US')('error.notFound', { id: 1 }));
-    expect(interactionLine(h, raw)).toMatchObject({ outcome: 'ok' });
+    expect(visibleAnswer(h, raw, true).text).toBe(catalogueFor('en-US')('delete.done', { id: 1 }));
+    expect(interactionLine(h, raw)).toMatchObject({ outcome: 'ok', upstreamStatus: 404 });
   });
 });
 
@@ -39,14 +37,12 @@ describe('two delete confirmations of the same feed by the same admin within one
   const fixedNow = Date.now();
   botTest.override({ harness: { confirmTtlMs: 300, now: () => fixedNow } });
 
-  // DEFECT (reported to the lead): commands/feed/delete.ts keys its expiry timers by
-  // `${feedId}:${userId}:${expires}` (expires in whole seconds), so a second confirmation with
-  // the same key replaces the first one's timer in the map without clearing it. Pressing Delete
-  // on the first then cancels the *second* one's timer; the first's still fires and overwrites
-  // "Feed deleted" with "This confirmation has expired", while the second confirmation keeps
-  // its buttons. (The key has no guild either: one admin in two guilds collides the same way.)
-  // Found by the soak, where the orphaned timers also held their interactions until expiry.
-  botTest.fails('each confirmation keeps its own expiry: a pressed one is never marked expired', async ({ bot: h }) => {
+  // Formerly a defect: the expiry timers were keyed by `${feedId}:${userId}:${expires}` (whole
+  // seconds), so the second confirmation replaced the first one's timer without clearing it;
+  // pressing Delete on the first cancelled the second's timer, and the first's overwrote "Feed
+  // deleted" with "This confirmation has expired". Timers are now keyed by the interaction that
+  // asked (carried in the custom_id) and released when a press replaces the confirmation.
+  botTest('each confirmation keeps its own expiry: a pressed one is never marked expired', async ({ bot: h }) => {
     const first = family('/feed delete (asks)').interaction(h, 'en-US');
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(first);
@@ -60,5 +56,25 @@ describe('two delete confirmations of the same feed by the same admin within one
     const editsOf = (raw: APIInteraction, from = 0) => h.discord.calls.slice(from).filter((c) => c.method === 'PATCH' && c.path.includes(raw.token));
     expect(editsOf(first, pressedAt), 'the pressed confirmation is left as "Feed deleted"').toEqual([]);
     expect(editsOf(second), 'the other one loses its buttons when it expires').toHaveLength(1);
+  });
+
+  botTest('any press releases its own confirmation’s timer: Cancel, and a Delete the API refused', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    const cancelled = family('/feed delete (asks)').interaction(h, 'en-US');
+    await h.run(cancelled);
+    const refused = family('/feed delete (asks)').interaction(h, 'en-US');
+    await h.run(refused);
+    const buttons = (i: number) => (h.discord.callbacks()[i]!.body as { data: { components: { components: { custom_id: string }[] }[] } }).data.components[0]!.components;
+    const [yes, no] = [buttons(1)[0]!.custom_id, buttons(0)[1]!.custom_id];
+    await h.run(buttonPress(no, {}, EPHEMERAL));
+    // A 400 is not retried: the Delete is explained in a message of its own.
+    h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(400, { error: { codigo: 'invalid', mensaje: 'no' } }, { headers: rl() });
+    await h.run(buttonPress(yes, {}, EPHEMERAL));
+    const pressedAt = h.discord.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const editsOf = (raw: APIInteraction) => h.discord.calls.slice(pressedAt).filter((c) => c.method === 'PATCH' && c.path.includes(raw.token));
+    expect(editsOf(cancelled), 'the cancelled confirmation is left as "Cancelled"').toEqual([]);
+    // Its timer is gone too (it would hold the interaction until it fired); the custom_id still refuses it after expiry.
+    expect(editsOf(refused), 'the refused one is left with its explanation').toEqual([]);
   });
 });

@@ -91,8 +91,9 @@ describe('the interaction record', () => {
           : original(url, init);
       h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, sampleStats(), { headers: rl() });
       await h.run(chatInput('stats', undefined));
-      // (The handler's own reply threw, so the outcome is the explanation's; the deadline is what counts here.)
-      expect(records[0]).toMatchObject({ level: 'error', ackLatencyMs: null, missedDeadline: true });
+      // The handler's own reply was refused: Discord's failure, at warn (the interaction expired), no ref.
+      expect(records[0]).toMatchObject({ outcome: 'discord_error', level: 'warn', discord: { status: 404, code: 10062 }, ackLatencyMs: null, missedDeadline: true });
+      expect(records[0]).not.toHaveProperty('ref');
       expect(interactionLines(h)[0]).toMatchObject({ missedDeadline: true });
       expect(interactionLines(h)[0]).not.toHaveProperty('ackMs');
     }));
