@@ -6,7 +6,10 @@ const conditions = ['@feedbot/source', 'import', 'module', 'node', 'default'];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['@feedbot/source'] } },
+  // Vitest hands ssr.resolve.conditions to Node as --conditions flags. Without 'import' there: Node
+  // adds it to ESM imports itself, and with it CommonJS require() picks ESM entry points (pg's
+  // require('pg-pool') then gets a module namespace instead of the Pool class).
+  ssr: { resolve: { conditions: conditions.filter((c) => c !== 'import'), externalConditions: ['@feedbot/source'] } },
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     environment: 'node',

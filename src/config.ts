@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseStoreUrl } from './keys/store-url.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -107,6 +108,19 @@ const listenHost = (name: string) =>
 
 const snowflake = (name: string) => z.string().trim().regex(/^\d{17,20}$/, { error: `${name} must be a Discord id (17–20 digits)` });
 
+/** sqlite://… (default), postgres://…, redis:// or rediss://…; the parser's messages never quote the URL (it may hold a password). */
+const databaseUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .superRefine((value, ctx) => {
+    try {
+      parseStoreUrl(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : 'DATABASE_URL is not valid' });
+    }
+  });
+
 export const ConfigSchema = z.object({
   DISCORD_TOKEN: botToken,
   DISCORD_APPLICATION_ID: snowflake('DISCORD_APPLICATION_ID').optional(),
@@ -114,7 +128,7 @@ export const ConfigSchema = z.object({
   FEED_API_CA_FILE: caFile.optional(),
   KEY_ENCRYPTION_SECRET: base64Secret,
   KEY_ENCRYPTION_SECRET_PREVIOUS: base64Secret.optional(),
-  DATABASE_URL: z.string().trim().min(1).default('sqlite://./data/feedbot.sqlite'),
+  DATABASE_URL: databaseUrl.default('sqlite://./data/feedbot.sqlite'),
   DISCORD_API_URL: baseUrl('DISCORD_API_URL', ['https', 'http'], 'http://127.0.0.1:8787/api').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LOG_PRETTY: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),

@@ -64,3 +64,12 @@ export function describeStorageError(error: unknown): { code?: string; message: 
   }
   return { message: 'non-Error thrown by the storage layer' };
 }
+
+/** A KeyStoreError('storage') whose message ends with the driver's error code (or capped message). */
+export function storageError(message: string, error: unknown, guildId?: string): KeyStoreError {
+  const described = describeStorageError(error);
+  return new KeyStoreError('storage', `${message}: ${described.code ?? described.message}`, {
+    ...(guildId === undefined ? {} : { guildId }),
+    cause: error,
+  });
+}

@@ -12,3 +12,5 @@ export {
   type KeyRecord,
 } from './crypto.js';
 export { parseDatabaseUrl } from './database-url.js';
+export { parseStoreUrl, type StoreLocation } from './store-url.js';
+export { migrateKeys, verifyKeys, type MigrateKeysOptions, type MigrateKeysResult, type VerifyKeysResult } from './migrate.js';

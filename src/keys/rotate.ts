@@ -13,7 +13,8 @@ import { silentLogger } from '../logger.js';
 import { decryptKeyRecord, encryptKeyRecord, recordKid, secretKid } from './crypto.js';
 import { KeyRecordError } from './errors.js';
 import { assertSecret } from './secret.js';
-import { KeyDatabase, type RawEntry } from './sqlite.js';
+import type { KeyBackend, RawEntry } from './backend.js';
+import { openBackend } from './backends.js';
 
 export interface RotateKeysOptions {
   databaseUrl: string;
@@ -41,7 +42,7 @@ export async function rotateKeys(opts: RotateKeysOptions): Promise<RotateKeysRes
     throw new Error('the new secret is the same as the old one; generate a new one with `npm run secret`');
   }
   const logger = (opts.logger ?? silentLogger()).child({ component: 'key-rotation' });
-  const db = await KeyDatabase.open({
+  const db = await openBackend({
     databaseUrl: opts.databaseUrl,
     ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
     logger,
@@ -71,7 +72,7 @@ export async function rotateKeys(opts: RotateKeysOptions): Promise<RotateKeysRes
 }
 
 async function rotateEntry(
-  db: KeyDatabase,
+  db: KeyBackend,
   first: RawEntry,
   oldSecret: Buffer,
   newSecret: Buffer,
@@ -89,6 +90,7 @@ async function rotateEntry(
       }
       const payload = decryptKeyRecord(entry.record, guildId, oldSecret, options);
       const rotated = encryptKeyRecord(payload, guildId, newSecret, options);
+      // No announcement: rotation leaves the plaintext as it was, so no process's cache is wrong.
       if (await db.replaceIf(guildId, entry.raw, rotated)) return 'rotated';
     } catch (error) {
       if (!(error instanceof KeyRecordError)) throw error;

@@ -12,23 +12,18 @@ import { access } from 'node:fs/promises';
 import { Keyv } from 'keyv';
 import { KeyvSqlite } from '@keyv/sqlite';
 import type { Logger } from '../logger.js';
+import { checkNamespace, decodeEnvelope, encodeEnvelope, type KeyBackend, type RawEntry } from './backend.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
 import { ensureDatabaseFile, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
 import { KeyStoreError, describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 
-const NAMESPACE = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export type { RawEntry } from './backend.js';
+
 const BUSY_TIMEOUT_MS = 5_000;
 
-export interface RawEntry {
-  guildId: string;
-  /** The serialized Keyv envelope exactly as stored (compare-and-swap compares against it). */
-  raw: string;
-  /** The record inside the envelope, or undefined if the envelope itself is unreadable. */
-  record: unknown;
-}
-
 export interface KeyDatabaseOptions {
+  /** A sqlite:// URL or a plain path (openBackend in backends.ts dispatches the other schemes). */
   databaseUrl: string;
   namespace?: string;
   logger: Logger;
@@ -38,7 +33,9 @@ export interface KeyDatabaseOptions {
   busyTimeoutMs?: number;
 }
 
-export class KeyDatabase {
+export class KeyDatabase implements KeyBackend {
+  readonly kind = 'sqlite';
+
   private constructor(
     readonly keyv: Keyv<unknown>,
     private readonly adapter: KeyvSqlite,
@@ -47,10 +44,7 @@ export class KeyDatabase {
   ) {}
 
   static async open(opts: KeyDatabaseOptions): Promise<KeyDatabase> {
-    const namespace = opts.namespace ?? DEFAULT_NAMESPACE;
-    if (!NAMESPACE.test(namespace)) {
-      throw new KeyStoreError('invalid_input', 'namespace must be lowercase letters, digits and dashes');
-    }
+    const namespace = checkNamespace(opts.namespace ?? DEFAULT_NAMESPACE);
     const location = parseDatabaseUrl(opts.databaseUrl);
     if (opts.mustExist && location.file !== ':memory:') {
       try {
@@ -88,6 +82,10 @@ export class KeyDatabase {
     return db;
   }
 
+  get where(): string {
+    return this.location.file;
+  }
+
   private get table(): string {
     return this.adapter.opts.table ?? 'keyv';
   }
@@ -107,7 +105,7 @@ export class KeyDatabase {
     for (const row of rows) {
       if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
       const guildId = row.key.slice(this.prefix.length);
-      entries.push({ guildId, raw: row.value, record: await this.decodeEnvelope(row.value) });
+      entries.push({ guildId, raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
     }
     return entries;
   }
@@ -119,13 +117,13 @@ export class KeyDatabase {
     )) as Array<{ value: unknown }>;
     const value = rows[0]?.value;
     if (typeof value !== 'string') return undefined;
-    return { guildId, raw: value, record: await this.decodeEnvelope(value) };
+    return { guildId, raw: value, record: await decodeEnvelope(this.keyv, value) };
   }
 
   /** Replaces the record only if the stored envelope is still `expectedRaw`; false if it changed meanwhile. */
   async replaceIf(guildId: string, expectedRaw: string, record: unknown): Promise<boolean> {
     GuildIdSchema.parse(guildId);
-    const raw = await this.encodeEnvelope(record);
+    const raw = await encodeEnvelope(this.keyv, record);
     const rows = (await this.adapter.query(
       `UPDATE ${this.table} SET value = ? WHERE key = ? AND value = ? RETURNING key`,
       raw,
@@ -135,22 +133,15 @@ export class KeyDatabase {
     return rows.length === 1;
   }
 
+  async writeRaw(guildId: string, raw: string): Promise<void> {
+    GuildIdSchema.parse(guildId);
+    await this.adapter.set(this.prefix + guildId, raw);
+  }
+
+  /** A file is not shared live between processes: the bounded cache TTL covers other writers. */
+  async announce(): Promise<void> {}
+
   async close(): Promise<void> {
     await this.keyv.disconnect();
-  }
-
-  private async decodeEnvelope(raw: string): Promise<unknown> {
-    try {
-      const envelope = (await this.keyv.deserialize?.(raw)) as { value?: unknown } | undefined;
-      return envelope?.value;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async encodeEnvelope(record: unknown): Promise<string> {
-    const serialize = this.keyv.serialize;
-    // Same envelope Keyv.set writes, so Keyv.get reads rotated records like any other.
-    return serialize ? await serialize({ value: record, expires: undefined }) : JSON.stringify({ value: record });
   }
 }

@@ -1,19 +1,24 @@
 /**
- * Per-guild API keys, encrypted at rest (see crypto.ts) in a Keyv namespace on SQLite.
+ * Per-guild API keys, encrypted at rest (see crypto.ts) in a Keyv namespace on SQLite, PostgreSQL
+ * or Redis (backends.ts).
  *
  * The bot reads the key on every command, so decrypted keys are kept in a small in-process LRU
  * cache. Writes for one guild are serialized and the cache is only filled by a read that no write
  * overlapped, so a get() never resurrects a value a concurrent set()/delete() replaced. The cache
- * is per process and entries expire (cacheTtlMs), bounding staleness if another process edits the
- * file (rotation does not change plaintext, so it never makes the cache wrong).
+ * is per process. On PostgreSQL and Redis every write is announced to the other processes, which
+ * drop that guild's entry (and their whole cache when their listener reconnects); entries also
+ * expire (cacheTtlMs), which bounds staleness when an announcement is lost or another process
+ * edits a SQLite file (rotation does not change plaintext, so it never makes the cache wrong).
  */
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { decryptKeyRecord, encryptKeyRecord, recordKid, secretKid } from './crypto.js';
-import { KeyRecordError, KeyStoreError, describeStorageError } from './errors.js';
+import type { KeyBackend } from './backend.js';
+import { openBackend } from './backends.js';
+import { KeyCache, copyKey as copy } from './cache.js';
+import { KeyRecordError, KeyStoreError, storageError } from './errors.js';
 import { GuildIdSchema, StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
 import { assertSecret } from './secret.js';
-import { KeyDatabase } from './sqlite.js';
 import { observed, operationObservers, type KeyStoreOperationListener } from './operations.js';
 
 export { maskKey } from './mask.js';
@@ -23,7 +28,7 @@ export type { KeyStoreErrorCode, KeyRecordErrorReason } from './errors.js';
 export { StoredKeySchema, type StoredKey } from './schema.js';
 
 export interface KeyStoreOptions {
-  /** 'sqlite://./data/feedbot.sqlite', 'sqlite:///abs/path.sqlite' or a plain path. */
+  /** 'sqlite://./data/feedbot.sqlite' (or a plain path), 'postgres://…', 'redis://…' or 'rediss://…'. */
   databaseUrl: string;
   /** Current secret: every write uses it. */
   secret: Buffer;
@@ -33,7 +38,7 @@ export interface KeyStoreOptions {
   logger?: Logger;
   /** Max decrypted keys kept in memory. Default 500; 0 disables the cache. */
   cacheSize?: number;
-  /** How long a cached key is trusted. Default 5 minutes. */
+  /** How long a cached key is trusted. Default 5 minutes on SQLite, 30 s on a shared server (the bound if a change announcement is lost). */
   cacheTtlMs?: number;
   /** How long SQLite waits for another connection's lock (see KeyDatabaseOptions). Default 5000. */
   busyTimeoutMs?: number;
@@ -51,19 +56,11 @@ export interface KeyStoreAudit {
   malformed: string[];
 }
 
-interface CacheEntry {
-  key: StoredKey;
-  expiresAt: number;
-}
-
-const copy = (key: StoredKey): StoredKey => ({
-  ...key,
-  scopes: [...key.scopes],
-  ...(key.unknownScopes ? { unknownScopes: [...key.unknownScopes] } : {}),
-});
+const LOCAL_CACHE_TTL_MS = 5 * 60_000;
+const SHARED_CACHE_TTL_MS = 30_000;
 
 export class KeyStore {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: KeyCache;
   private readonly writeChains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly operations = operationObservers();
@@ -73,13 +70,15 @@ export class KeyStore {
   private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly db: KeyDatabase,
+    private readonly db: KeyBackend,
     private readonly secret: Buffer,
     private readonly readSecrets: Buffer[],
     private readonly logger: Logger,
-    private readonly cacheSize: number,
-    private readonly cacheTtlMs: number,
-  ) {}
+    cacheSize: number,
+    cacheTtlMs: number,
+  ) {
+    this.cache = new KeyCache(cacheSize, cacheTtlMs);
+  }
 
   static async open(opts: KeyStoreOptions): Promise<KeyStore> {
     assertSecret(opts.secret, 'secret');
@@ -88,22 +87,29 @@ export class KeyStore {
       return !candidate.equals(opts.secret);
     });
     const cacheSize = opts.cacheSize ?? 500;
-    const cacheTtlMs = opts.cacheTtlMs ?? 5 * 60_000;
     if (!Number.isInteger(cacheSize) || cacheSize < 0) throw new TypeError('cacheSize must be a non-negative integer');
-    if (!Number.isFinite(cacheTtlMs) || cacheTtlMs < 0) throw new TypeError('cacheTtlMs must be a non-negative number');
+    if (opts.cacheTtlMs !== undefined && (!Number.isFinite(opts.cacheTtlMs) || opts.cacheTtlMs < 0)) {
+      throw new TypeError('cacheTtlMs must be a non-negative number');
+    }
 
     const logger = (opts.logger ?? silentLogger()).child({ component: 'key-store' });
-    const db = await KeyDatabase.open({
+    const db = await openBackend({
       databaseUrl: opts.databaseUrl,
       ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
       ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),
       logger,
     });
+    const cacheTtlMs = opts.cacheTtlMs ?? (db.watch ? SHARED_CACHE_TTL_MS : LOCAL_CACHE_TTL_MS);
     const store = new KeyStore(db, opts.secret, [opts.secret, ...previous], logger, cacheSize, cacheTtlMs);
     try {
       const audit = await store.audit();
+      await db.watch?.({
+        changed: (guildId) => store.forget(guildId),
+        reset: () => store.forget(),
+      });
       const summary = {
-        file: db.location.file,
+        backend: db.kind,
+        where: db.where,
         namespace: db.namespace,
         kid: secretKid(opts.secret),
         records: audit.total,
@@ -121,7 +127,7 @@ export class KeyStore {
       }
     } catch (error) {
       await db.close().catch(() => undefined);
-      throw error instanceof KeyStoreError ? error : storageError('could not read the key database', error);
+      throw error instanceof KeyStoreError ? error : storageError(`could not read the key database (${db.where})`, error);
     }
     return store;
   }
@@ -156,7 +162,7 @@ export class KeyStore {
     return observed(this.operations, 'get', async () => {
       this.assertOpen();
       const id = this.guildId(guildId);
-      const cached = this.cacheGet(id);
+      const cached = this.cache.get(id);
       if (cached) return copy(cached);
 
       const epoch = this.epoch;
@@ -180,7 +186,7 @@ export class KeyStore {
         // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
         throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
       }
-      if (this.epoch === epoch && !this.writeChains.has(id)) this.cachePut(id, key);
+      if (this.epoch === epoch && !this.writeChains.has(id)) this.cache.put(id, key);
       return copy(key);
     });
   }
@@ -204,7 +210,8 @@ export class KeyStore {
           throw storageError(`could not store the key of guild ${id}`, error, id);
         }
         if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
-        this.cachePut(id, value);
+        this.cache.put(id, value);
+        await this.announce(id);
         this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
       });
     });
@@ -222,6 +229,7 @@ export class KeyStore {
         } catch (error) {
           throw storageError(`could not delete the key of guild ${id}`, error, id);
         }
+        await this.announce(id);
         if (removed) this.logger.info({ guildId: id }, 'api key deleted');
         return removed;
       });
@@ -232,7 +240,7 @@ export class KeyStore {
   async has(guildId: string): Promise<boolean> {
     this.assertOpen();
     const id = this.guildId(guildId);
-    if (this.cacheGet(id)) return true;
+    if (this.cache.get(id)) return true;
     try {
       return await this.track(this.db.keyv.has(id));
     } catch (error) {
@@ -240,7 +248,7 @@ export class KeyStore {
     }
   }
 
-  /** A cheap real query, for readiness: rejects ('storage') when SQLite does not answer. */
+  /** A cheap real query, for readiness: rejects ('storage') when the backend does not answer. */
   async ping(): Promise<void> {
     return observed(this.operations, 'ping', async () => {
       this.assertOpen();
@@ -265,6 +273,23 @@ export class KeyStore {
       })();
     }
     return this.closing;
+  }
+
+  /**
+   * Drops another process's changed guild from the cache (all guilds when undefined); the epoch
+   * bump keeps a read already in flight from caching what it fetched before the change.
+   */
+  private forget(guildId?: string): void {
+    this.epoch += 1;
+    if (guildId === undefined) this.cache.clear();
+    else this.cache.delete(guildId);
+  }
+
+  /** A lost announcement only delays other processes by the cache TTL: logged, not thrown. */
+  private async announce(guildId: string): Promise<void> {
+    await this.db.announce(guildId).catch((error: unknown) => {
+      this.logger.warn({ guildId, storageError: storageError('announce', error).message }, 'key change not announced to other processes');
+    });
   }
 
   private assertOpen(): void {
@@ -315,36 +340,4 @@ export class KeyStore {
     promise.then(forget, forget);
     return promise;
   }
-
-  private cacheGet(guildId: string): StoredKey | undefined {
-    const entry = this.cache.get(guildId);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= Date.now()) {
-      this.cache.delete(guildId);
-      return undefined;
-    }
-    // Re-insert: Map keeps insertion order, so the first key is the least recently used.
-    this.cache.delete(guildId);
-    this.cache.set(guildId, entry);
-    return entry.key;
-  }
-
-  private cachePut(guildId: string, key: StoredKey): void {
-    if (this.cacheSize === 0 || this.cacheTtlMs === 0) return;
-    this.cache.delete(guildId);
-    this.cache.set(guildId, { key: copy(key), expiresAt: Date.now() + this.cacheTtlMs });
-    while (this.cache.size > this.cacheSize) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done) break;
-      this.cache.delete(oldest.value);
-    }
-  }
-}
-
-function storageError(message: string, error: unknown, guildId?: string): KeyStoreError {
-  const described = describeStorageError(error);
-  return new KeyStoreError('storage', `${message}: ${described.code ?? described.message}`, {
-    ...(guildId === undefined ? {} : { guildId }),
-    cause: error,
-  });
 }

@@ -4,7 +4,8 @@
  * Environment:
  *   KEY_ENCRYPTION_SECRET      the secret the records are encrypted under now (the old one)
  *   NEW_KEY_ENCRYPTION_SECRET  the secret to move them to (make one with `npm run secret`)
- *   DATABASE_URL               default sqlite://./data/feedbot.sqlite; the file must already exist
+ *   DATABASE_URL               default sqlite://./data/feedbot.sqlite (the file must already exist);
+ *                              postgres://… and redis://… / rediss://… work the same way
  *   KEY_STORE_NAMESPACE        optional, default guild-keys
  *
  * Procedure without downtime (the bot reads both secrets during the window):
@@ -28,6 +29,7 @@ import { z } from 'zod';
 import { createLogger } from '../logger.js';
 import { KeyStoreError } from '../keys/errors.js';
 import { rotateKeys } from '../keys/rotate.js';
+import { passwordOf, redactPassword } from '../keys/store-url.js';
 import { SecretFormatError, parseSecret } from '../keys/secret.js';
 
 const EnvSchema = z.object({
@@ -75,7 +77,8 @@ async function main(): Promise<void> {
       logger,
     });
   } catch (error) {
-    fail(error instanceof KeyStoreError || error instanceof Error ? error.message : 'rotation failed');
+    // A driver's message could quote the connection string: its password is masked before printing.
+    fail(redactPassword(error instanceof KeyStoreError || error instanceof Error ? error.message : 'rotation failed', passwordOf(config.DATABASE_URL)));
   }
 
   process.stdout.write(

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { KeyvSqlite } from '@keyv/sqlite';
 import { GUILD_ID } from '../helpers/discord.js';
 import type { BotHarness } from '../helpers/bot.js';
+import type { KeyDatabase } from '../../src/keys/sqlite.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import type { Family } from './families.js';
 import type { Level } from './support.js';
@@ -23,7 +24,7 @@ type Query = (sql: string, ...params: unknown[]) => Promise<unknown>;
 
 /** The store's own connection: private to KeyStore, reached here only to make it read-only. */
 function storeConnection(h: BotHarness): { query: Query } {
-  return h.keys['db']['adapter'];
+  return (h.keys['db'] as KeyDatabase)['adapter'];
 }
 
 /** A second connection to the same file, as another process would hold it. */

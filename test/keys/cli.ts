@@ -29,10 +29,10 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function runScript(script: string, env: NodeJS.ProcessEnv, timeoutMs = 20_000): Promise<RunResult> {
+export function runScript(script: string, env: NodeJS.ProcessEnv, timeoutMs = 20_000, args: string[] = []): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     // Own process group: the tsx CLI runs the script in a child of its own, and a timeout must kill both.
-    const child = spawn(TSX, ['--conditions=@feedbot/source', path.join(ROOT, script)], {
+    const child = spawn(TSX, ['--conditions=@feedbot/source', path.join(ROOT, script), ...args], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

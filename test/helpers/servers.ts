@@ -1,0 +1,174 @@
+/**
+ * Real PostgreSQL and Redis servers for tests, from Debian's packages, on loopback only: each
+ * started into its own temporary directory on a free port and removed when stopped. No mocks.
+ *
+ * When a binary is missing the caller gets `undefined` plus a reason to skip with, except under
+ * CI (process.env.CI === 'true'), where a missing server is a failure.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** In every test URL, so tests can check it never reaches a message or a log line. */
+export const PG_PASSWORD = 'pg-secret-pw-7f3a';
+export const REDIS_PASSWORD = 'redis-secret-pw-9c2e';
+
+const PG_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/local/bin', '/usr/bin'];
+
+export interface TestServer {
+  /** Base URL without a database (postgres) or index (redis). */
+  url: string;
+  /** A fresh database / index name for one test run. */
+  newDatabase(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
+  for (const dir of dirs) {
+    const candidate = path.join(dir, binary);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Why a backend's tests cannot run here, or undefined when they can. Throws under CI. */
+export function missingServer(kind: 'postgres' | 'redis'): string | undefined {
+  const present = kind === 'postgres' ? which('initdb', PG_DIRS) && which('pg_ctl', PG_DIRS) : which('redis-server');
+  if (present) return undefined;
+  const reason = `${kind} binaries not found (apt-get install ${kind === 'postgres' ? 'postgresql' : 'redis-server'}); skipping ${kind} key-store tests`;
+  if (process.env.CI === 'true') throw new Error(`${reason} — not allowed under CI`);
+  return reason;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`server on port ${port} did not start within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function run(command: string, args: string[], asPostgres: boolean): void {
+  const [file, argv] = asPostgres && process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+}
+
+/** initdb into a temp dir + pg_ctl start on a free loopback port; trust auth for the `feedbot` user. */
+export async function startPostgres(): Promise<TestServer> {
+  const initdb = which('initdb', PG_DIRS);
+  const pgCtl = which('pg_ctl', PG_DIRS);
+  if (!initdb || !pgCtl) throw new Error('postgres binaries not found');
+  const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  // PostgreSQL refuses to run as root: the data dir belongs to the postgres user then.
+  if (asRoot) {
+    const { uid, gid } = postgresIds();
+    await chown(dir, uid, gid);
+  }
+  await chmod(dir, 0o700);
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  try {
+    run(initdb, ['-D', data, '-U', 'feedbot', '--auth=trust', '-E', 'UTF8', '--no-sync'], true);
+    const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off`;
+    run(pgCtl, ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', 'start'], true);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const url = `postgres://feedbot:${PG_PASSWORD}@127.0.0.1:${port}`;
+  let counter = 0;
+  return {
+    url,
+    async newDatabase() {
+      counter += 1;
+      const name = `keys_${process.pid}_${counter}`;
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: `${url}/postgres` });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return `${url}/${name}`;
+    },
+    async stop() {
+      try {
+        run(pgCtl, ['-D', data, '-m', 'immediate', 'stop'], true);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('no postgres user to run the test server as');
+  return { uid, gid };
+}
+
+/** `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` in a temp dir. */
+export async function startRedis(): Promise<TestServer> {
+  const binary = which('redis-server');
+  if (!binary) throw new Error('redis-server not found');
+  const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-redis-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--databases', '64', '--requirepass', REDIS_PASSWORD],
+    { stdio: 'ignore' },
+  );
+  try {
+    await waitForPort(port, 10_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  let counter = 0;
+  const url = `redis://:${REDIS_PASSWORD}@127.0.0.1:${port}`;
+  return {
+    url,
+    newDatabase() {
+      // Index 0 is left alone; each test run gets its own index (pub/sub is server-wide).
+      counter += 1;
+      return Promise.resolve(`${url}/${(counter % 63) + 1}`);
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
