@@ -1,6 +1,6 @@
 /**
  * The whole demo in one call: the sandbox (seeded, simulator on), the Discord emulator, the real
- * bot (`npm start`) with its commands deployed, the demo server's API key set through the same
+ * bot (from its TypeScript sources, as `npm run dev` runs it) with its commands deployed, the demo server's API key set through the same
  * `/apikey set` form an admin would use, and the web playground. `npm run demo` and the browser
  * test both start it this way.
  */
@@ -156,7 +156,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDir
   try {
     step('registering the slash commands (npm run deploy-commands)');
     await stack.deployCommands();
-    step('starting the bot (npm start)');
+    step('starting the bot (from source, as npm run dev does)');
     const bot = await stack.startBot(60_000);
     if (opts.onBotOutput) {
       for (const line of bot.lines) opts.onBotOutput(JSON.stringify(line));

@@ -55,7 +55,7 @@ function banner(demo: RunningDemo, config: ReturnType<typeof readConfig>): strin
     '',
     `  Feed API sandbox   ${demo.stack.sandbox.url}  (new posts every ${config.DEMO_SIMULATE_MS > 0 ? `${config.DEMO_SIMULATE_MS / 1000} s` : 'never'})`,
     `  Discord emulator   ${demo.stack.emulator.apiUrl}`,
-    `  Bot                npm start (pid ${demo.stack.bot?.child.pid ?? '?'})${config.botLogs ? ', logs below' : ' — add --bot-logs to see its logs'}`,
+    `  Bot                from source (pid ${demo.stack.bot?.child.pid ?? '?'})${config.botLogs ? ', logs below' : ' — add --bot-logs to see its logs'}`,
     `  API key            ${demo.autoKey.ok ? `set through /apikey set: “${demo.autoKey.answer}”` : `NOT set (${demo.autoKey.answer}); run /apikey set in the playground`}`,
     `  State              ${demo.resumed ? 'kept from the last run' : 'new'} in ${dir} (kept between runs; --fresh starts over)`,
     '',

@@ -1,7 +1,7 @@
 /**
  * The whole system on one machine: the feed API sandbox (HTTPS), the Discord emulator, and the
- * real bot process started with `npm start` against both. Used by `npm run demo` and by the
- * end-to-end tests, so both exercise exactly what a user runs.
+ * real bot process started against both. Used by `npm run demo`, by the end-to-end tests and by
+ * the production-steps check (.ci/prod-steps.sh), so all of them exercise the real bot process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,10 +20,28 @@ import {
 import type { Logger } from './log.js';
 
 /**
- * The bot's folder, where `npm start` runs: FEEDBOT_DIR, or the working directory (npm scripts of
+ * The bot's folder, where its process runs: FEEDBOT_DIR, or the working directory (npm scripts of
  * the repository run from its root).
  */
 export const BOT_DIR = resolve(process.env.FEEDBOT_DIR ?? process.cwd());
+
+/**
+ * How the bot's programs are launched (`node` is the Node running this process):
+ * - `source`: from TypeScript with tsx's loader, `node --conditions=@feedbot/source --import tsx
+ *   src/<entry>.ts`, so the demo and the end-to-end tests need no build and see every edit;
+ * - `compiled`: what `npm start` and the container image run, `node --enable-source-maps
+ *   dist/src/<entry>.js`; needs `npm run build` (or a production install) in the bot's folder.
+ * Node itself, not npm: signals reach the bot directly and no wrapper process sits in between.
+ */
+export type BotLaunch = 'source' | 'compiled';
+type BotEntry = 'index' | 'deploy-commands';
+
+export function botCommand(launch: BotLaunch, entry: BotEntry): string[] {
+  return launch === 'compiled'
+    ? ['--enable-source-maps', `dist/src/${entry}.js`]
+    : ['--conditions=@feedbot/source', '--import', 'tsx', `src/${entry}.ts`];
+}
+
 export const APPLICATION_ID = '1200000000000000001';
 export const ADMIN_USER_ID = '1400000000000000001';
 export const MEMBER_USER_ID = '1400000000000000002';
@@ -81,6 +99,10 @@ export interface StackOptions {
   botEnv?: Record<string, string>;
   /** Base64 secret for the bot's key store (one is made when absent). */
   keySecret?: string;
+  /** How the bot and deploy-commands are launched; default `source`. */
+  launch?: BotLaunch;
+  /** The bot's folder (a checkout, or a production install for `compiled`); default BOT_DIR. */
+  botDir?: string;
 }
 
 export class Stack {
@@ -93,6 +115,7 @@ export class Stack {
     readonly botToken: string,
     readonly env: Record<string, string>,
     private readonly logger: Logger,
+    private readonly launch: { mode: BotLaunch; dir: string },
   ) {}
 
   static async start(opts: StackOptions): Promise<Stack> {
@@ -131,7 +154,7 @@ export class Stack {
         LOG_PRETTY: 'false',
         ...opts.botEnv,
       };
-      return new Stack(sandbox, emulator, demoKey, botToken, env, opts.logger);
+      return new Stack(sandbox, emulator, demoKey, botToken, env, opts.logger, { mode: opts.launch ?? 'source', dir: opts.botDir ?? BOT_DIR });
     } catch (error) {
       await emulator?.close();
       await sandbox.close();
@@ -139,11 +162,11 @@ export class Stack {
     }
   }
 
-  /** `npm run deploy-commands` against the emulator (to the demo guild, or global); resolves with its output. */
+  /** deploy-commands against the emulator (to the demo guild, or global); resolves with its output. */
   async deployCommands(opts: { global?: boolean } = {}): Promise<string> {
     const env = { ...this.env };
     if (opts.global) delete env.DEV_GUILD_ID;
-    const child = spawnNpm(['run', '--silent', 'deploy-commands'], env);
+    const child = this.spawnBotProgram('deploy-commands', env);
     const out: string[] = [];
     child.stdout?.on('data', (d: Buffer) => out.push(d.toString()));
     child.stderr?.on('data', (d: Buffer) => out.push(d.toString()));
@@ -152,10 +175,10 @@ export class Stack {
     return out.join('');
   }
 
-  /** Starts the bot with `npm start` and resolves once it logged `ready`. */
+  /** Starts the bot and resolves once it logged `ready`. */
   async startBot(timeoutMs = 30_000): Promise<BotProcess> {
     if (this.bot?.running) throw new Error('the bot is already running');
-    const bot = new BotProcess(spawnNpm(['start'], this.env), this.logger);
+    const bot = new BotProcess(this.spawnBotProgram('index', this.env), this.logger);
     this.bot = bot;
     await bot.waitForLog((l) => l.msg === 'ready', timeoutMs);
     return bot;
@@ -166,16 +189,16 @@ export class Stack {
     await this.emulator.close();
     await this.sandbox.close();
   }
-}
 
-function spawnNpm(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
-    cwd: BOT_DIR,
-    env: { ...process.env, ...env, NODE_ENV: 'production', npm_config_update_notifier: 'false' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a signal reaches npm, tsx and the node process under them.
-    detached: process.platform !== 'win32',
-  });
+  private spawnBotProgram(entry: BotEntry, env: Record<string, string>): ChildProcess {
+    return spawn(process.execPath, botCommand(this.launch.mode, entry), {
+      cwd: this.launch.dir,
+      env: { ...process.env, ...env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so a signal reaches anything the bot may have started too.
+      detached: process.platform !== 'win32',
+    });
+  }
 }
 
 export type LogLine = Record<string, unknown> & { msg?: string };
@@ -209,8 +232,8 @@ export class BotProcess {
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
-    // 'close', not 'exit': npm may exit before the node process under it has finished; the
-    // output pipes close only when every process holding them is gone.
+    // 'close', not 'exit': the output pipes close only when every process holding them is gone,
+    // so the last log lines have been read by then.
     this.exited = new Promise((resolve) =>
       child.on('close', (code, signal) => {
         this.running = false;
