@@ -11,24 +11,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './lib/machine.js';
 import { updateDoc } from './lib/markdown.js';
 import { formatTable, type BenchResults, type ScenarioResult } from './lib/report.js';
-import type { ScenarioContext } from './scenarios/types.js';
-
-interface Scenario {
-  id: number;
-  key: string;
-  title: string;
-  load(): Promise<{ run(ctx: ScenarioContext): Promise<ScenarioResult> }>;
-}
-
-export const SCENARIOS: Scenario[] = [
-  { id: 1, key: 'interaction-overhead', title: 'Interaction overhead', load: () => import('./scenarios/1-interaction-overhead.js') },
-  { id: 2, key: 'autocomplete-storm', title: 'Autocomplete storm', load: () => import('./scenarios/2-autocomplete-storm.js') },
-  { id: 3, key: 'budget-under-load', title: 'Budget under load', load: () => import('./scenarios/3-budget.js') },
-  { id: 4, key: 'slow-api', title: 'Slow API', load: () => import('./scenarios/4-slow-api.js') },
-  { id: 5, key: 'memory', title: 'Memory', load: () => import('./scenarios/5-memory.js') },
-  { id: 6, key: 'key-store', title: 'Key store', load: () => import('./scenarios/6-key-store.js') },
-  { id: 7, key: 'sandbox', title: 'Sandbox', load: () => import('./scenarios/7-sandbox.js') },
-];
+import { SCENARIOS } from './scenarios/list.js';
 
 const { values } = parseArgs({
   options: {

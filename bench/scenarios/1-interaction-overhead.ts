@@ -1,10 +1,13 @@
 /**
  * Scenario 1 — interaction overhead. N `/feed list` interactions through the real bot (createBot:
- * router, responder, key store, API client, renderer, one log line each) against a baseline
- * discord.js handler that replies with a fixed embed of the same size. Both use real discord.js
- * objects built from raw payloads with REST captured; the feed API is an in-process MockAgent
- * that answers at once. Measured: dispatch → interaction callback, one interaction at a time
- * (bot and baseline alternating, so drift hits both), then throughput with 32 in flight.
+ * router, responder, key store, API client, renderer, one log line each) against two baselines:
+ * a discord.js handler that replies with a fixed embed of the same size (no work at all), and a
+ * naive bot that does the same work per command without gate, cache or validation (read and
+ * decrypt the key from Keyv, one undici request, reply with the same embed; lib/naive-fair.ts).
+ * All use real discord.js objects built from raw payloads with REST captured; the feed API is an
+ * in-process MockAgent that answers at once. Measured: dispatch → interaction callback, one
+ * interaction at a time (all sides alternating, so drift hits each), then throughput with 32 in
+ * flight.
  *
  * Two diagnostics explain the gap: which samples overlapped a garbage-collection pause, and where
  * the time of a second, instrumented bot goes (timers around its key-store read and its feed API
@@ -15,10 +18,11 @@ import { Events, type APIEmbed } from 'discord.js';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { feedListView } from '../../src/render/feeds.js';
 import { translator } from '../../src/i18n/index.js';
-import { startBenchBot } from '../lib/bot.js';
+import { BENCH_SECRET, startBenchBot } from '../lib/bot.js';
 import { chatInput, dispatch, RestCapture, type Invoker } from '../lib/discord.js';
 import { benchLogger } from '../lib/logger.js';
 import { MOCK_BASE, SAMPLE_FEEDS, startMockApi } from '../lib/mock-api.js';
+import { startNaiveFairBot } from '../lib/naive-fair.js';
 import type { ScenarioResult } from '../lib/report.js';
 import { ratio, round, roundSummary, summarize } from '../lib/stats.js';
 import type { ScenarioContext } from './types.js';
@@ -66,6 +70,10 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const baseCapture = new RestCapture();
   const baseClient = createDiscordClient({ rest: baseCapture.rest });
   baseClient.rest.setToken('bench-token-not-real');
+  const naive = await startNaiveFairBot({ baseUrl: MOCK_BASE, dispatcher: api.agent, secret: BENCH_SECRET });
+  await naive.setKey(GUILD_ID, API_KEY);
+  const naiveInMemory = await startNaiveFairBot({ baseUrl: MOCK_BASE, dispatcher: api.agent, secret: BENCH_SECRET, sealedInMemory: true });
+  await naiveInMemory.setKey(GUILD_ID, API_KEY);
   const baseRunning = new Set<Promise<unknown>>();
   baseClient.on(Events.InteractionCreate, (interaction) => {
     if (!interaction.isChatInputCommand()) return;
@@ -96,6 +104,8 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         while (baseRunning.size > 0) await Promise.allSettled([...baseRunning]);
       },
     },
+    naive: { client: naive.client, capture: naive.capture, settle: () => naive.settle() },
+    naiveInMemory: { client: naiveInMemory.client, capture: naiveInMemory.capture, settle: () => naiveInMemory.settle() },
   };
   type Side = (typeof sides)[keyof typeof sides];
 
@@ -141,12 +151,15 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       await once(sides.bot);
       await once(sides.botInstrumented);
       await once(sides.baseline);
+      await once(sides.naive);
+      await once(sides.naiveInMemory);
     }
     await throughput(sides.bot, warmup);
     await throughput(sides.baseline, warmup);
+    await throughput(sides.naive, warmup);
 
     ctx.log(`  latency: ${n} each, alternating`);
-    const samples: Record<keyof typeof sides, Sample[]> = { bot: [], botInstrumented: [], baseline: [] };
+    const samples: Record<keyof typeof sides, Sample[]> = { bot: [], botInstrumented: [], baseline: [], naive: [], naiveInMemory: [] };
     const names = Object.keys(sides) as (keyof typeof sides)[];
     gcObserver.observe({ entryTypes: ['gc'] });
     for (let i = 0; i < n; i++) {
@@ -168,6 +181,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const ms = (list: Sample[]) => list.map((x) => x.at - x.t0);
     const botMs = ms(samples.bot);
     const baseMs = ms(samples.baseline);
+    const naiveMs = ms(samples.naive);
     const us = (list: number[]) => Math.round(summarize(list).p50 * 1000);
     const gcShare = (list: Sample[]) => round((list.filter(overlapsGc).length / list.length) * 100, 2);
     const withoutGc = (list: Sample[]) => roundSummary(summarize(ms(list.filter((x) => !overlapsGc(x)))));
@@ -175,22 +189,29 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     ctx.log(`  throughput: ${throughputN} each, ${concurrency} in flight`);
     const botIps: number[] = [];
     const baseIps: number[] = [];
+    const naiveIps: number[] = [];
     for (let round_ = 0; round_ < 2; round_++) {
       botIps.push(await throughput(sides.bot, throughputN / 2));
       baseIps.push(await throughput(sides.baseline, throughputN / 2));
+      naiveIps.push(await throughput(sides.naive, throughputN / 2));
     }
 
     const bs = summarize(botMs);
     const ls = summarize(baseMs);
-    const botRate = round(botIps.reduce((a, b) => a + b, 0) / botIps.length);
-    const baseRate = round(baseIps.reduce((a, b) => a + b, 0) / baseIps.length);
+    const ns = summarize(naiveMs);
+    const mean = (list: number[]) => round(list.reduce((a, b) => a + b, 0) / list.length);
+    const botRate = mean(botIps);
+    const baseRate = mean(baseIps);
+    const naiveRate = mean(naiveIps);
     const p99Ratio = ratio(bs.p99, ls.p99);
+    const p99NaiveRatio = ratio(bs.p99, ns.p99);
     const upstream = api.requests.get(API_KEY) ?? 0;
     return {
       id: 1,
       key: 'interaction-overhead',
       title: 'Interaction overhead',
-      baseline: 'discord.js handler replying with a fixed embed (same client options, same captured REST)',
+      baseline:
+        'discord.js handler replying with a fixed embed (same client options, same captured REST); "vs naive" rows: a naive bot doing the same work per command without gate, cache or validation',
       params: { interactions: n, warmup, throughputInteractions: throughputN, concurrency, command: '/feed list', feedApi: 'undici MockAgent, instant' },
       metrics: [
         { name: 'p50 dispatch→callback', unit: 'ms', value: round(bs.p50), baseline: round(ls.p50), ratio: ratio(bs.p50, ls.p50) },
@@ -204,23 +225,37 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
           met: p99Ratio === null ? null : p99Ratio <= 1.5,
         },
         { name: 'interactions per second (1 core)', unit: '/s', value: botRate, baseline: baseRate, ratio: ratio(botRate, baseRate) },
+        { name: 'p50 dispatch→callback vs naive', unit: 'ms', value: round(bs.p50), baseline: round(ns.p50), ratio: ratio(bs.p50, ns.p50) },
+        {
+          name: 'p99 dispatch→callback vs naive',
+          unit: 'ms',
+          value: round(bs.p99),
+          baseline: round(ns.p99),
+          ratio: p99NaiveRatio,
+          target: '≤ 1.2× naive',
+          met: p99NaiveRatio === null ? null : p99NaiveRatio <= 1.2,
+        },
+        { name: 'interactions per second vs naive', unit: '/s', value: botRate, baseline: naiveRate, ratio: ratio(botRate, naiveRate) },
       ],
       details: {
         bot: roundSummary(bs),
         baseline: roundSummary(ls),
+        naive: roundSummary(ns),
+        naiveSealedInMemory: roundSummary(summarize(ms(samples.naiveInMemory))),
         p99OverheadMs: round(bs.p99 - ls.p99),
         diagnostics: {
-          samplesOverlappingGcPercent: { bot: gcShare(samples.bot), baseline: gcShare(samples.baseline) },
-          excludingGcSamples: { bot: withoutGc(samples.bot), baseline: withoutGc(samples.baseline) },
+          samplesOverlappingGcPercent: { bot: gcShare(samples.bot), baseline: gcShare(samples.baseline), naive: gcShare(samples.naive) },
+          excludingGcSamples: { bot: withoutGc(samples.bot), baseline: withoutGc(samples.baseline), naive: withoutGc(samples.naive) },
           gcPauses: gcPauses.length,
           instrumentedBot: roundSummary(summarize(ms(samples.botInstrumented))),
           instrumentedBotPhasesP50: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, round(summarize(v).p50)])),
         },
-        throughputRuns: { bot: botIps.map((v) => round(v)), baseline: baseIps.map((v) => round(v)) },
+        throughputRuns: { bot: botIps.map((v) => round(v)), baseline: baseIps.map((v) => round(v)), naive: naiveIps.map((v) => round(v)) },
         upstreamRequests: upstream,
       },
       notes: [
-        `Samples that overlapped a GC pause: feedbot ${gcShare(samples.bot)} %, baseline ${gcShare(samples.baseline)} %; without them, p99 is ${round(summarize(ms(samples.bot.filter((x) => !overlapsGc(x)))).p99)} ms against ${round(summarize(ms(samples.baseline.filter((x) => !overlapsGc(x)))).p99)} ms.`,
+        `Samples that overlapped a GC pause: feedbot ${gcShare(samples.bot)} %, baseline ${gcShare(samples.baseline)} %, naive ${gcShare(samples.naive)} %; without them, p99 is ${withoutGc(samples.bot).p99} ms against ${withoutGc(samples.baseline).p99} ms (naive ${withoutGc(samples.naive).p99} ms).`,
+        `Diagnostic: the naive bot with its sealed keys in memory instead of SQLite (still decrypting per command): p50 ${round(summarize(ms(samples.naiveInMemory)).p50)} ms, p99 ${round(summarize(ms(samples.naiveInMemory)).p99)} ms; feedbot's p99 is ${ratio(bs.p99, summarize(ms(samples.naiveInMemory)).p99)}× that.`,
         `Instrumented feedbot, median per phase: discord.js ${us(phases.discordJs)} µs, key store ${us(phases.keyStore)} µs, feed API call ${us(phases.feedApi)} µs, render and reply ${us(phases.renderAndReply)} µs (its total p50: ${round(summarize(ms(samples.botInstrumented)).p50)} ms).`,
       ],
       durationMs: Math.round(performance.now() - started),
@@ -230,6 +265,8 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     await bot.close();
     await probed.close();
     await baseClient.destroy();
+    await naive.close();
+    await naiveInMemory.close();
     await api.close();
   }
 }

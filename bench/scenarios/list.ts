@@ -1,0 +1,21 @@
+/** Every scenario, in the order `npm run bench` runs them; loaded only when it runs. */
+import type { ScenarioResult } from '../lib/report.js';
+import type { ScenarioContext } from './types.js';
+
+interface Scenario {
+  id: number;
+  key: string;
+  title: string;
+  load(): Promise<{ run(ctx: ScenarioContext): Promise<ScenarioResult> }>;
+}
+
+export const SCENARIOS: Scenario[] = [
+  { id: 1, key: 'interaction-overhead', title: 'Interaction overhead', load: () => import('./1-interaction-overhead.js') },
+  { id: 2, key: 'autocomplete-storm', title: 'Autocomplete storm', load: () => import('./2-autocomplete-storm.js') },
+  { id: 3, key: 'budget-under-load', title: 'Budget under load', load: () => import('./3-budget.js') },
+  { id: 4, key: 'slow-api', title: 'Slow API', load: () => import('./4-slow-api.js') },
+  { id: 5, key: 'memory', title: 'Memory', load: () => import('./5-memory.js') },
+  { id: 6, key: 'key-store', title: 'Key store', load: () => import('./6-key-store.js') },
+  { id: 7, key: 'sandbox', title: 'Sandbox', load: () => import('./7-sandbox.js') },
+  { id: 8, key: 'startup', title: 'Start-up', load: () => import('./8-startup.js') },
+];
