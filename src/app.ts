@@ -45,7 +45,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     databaseUrl: config.DATABASE_URL,
     secret: config.KEY_ENCRYPTION_SECRET,
     previousSecrets: config.KEY_ENCRYPTION_SECRET_PREVIOUS ? [config.KEY_ENCRYPTION_SECRET_PREVIOUS] : [],
-    logger: logger.child({ component: 'keys' }),
+    // The store binds its own component ('key-store'); a second one here duplicated the field.
+    logger,
   });
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
