@@ -39,7 +39,7 @@ const FEED_API_HTTPS_HINT =
   ' (the feed API refuses plain HTTP and keys must not travel in clear; for a self-signed certificate set FEED_API_CA_FILE instead of turning TLS checks off)';
 
 /** Where to get a token, said whenever the token is the problem. */
-export const TOKEN_HELP = 'copy it from https://discord.com/developers/applications → your app → Bot → Reset Token';
+const TOKEN_HELP = 'copy it from https://discord.com/developers/applications → your app → Bot → Reset Token';
 
 /**
  * Bot tokens are three base64url parts; the first is the application id. Checking the shape here

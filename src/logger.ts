@@ -44,8 +44,11 @@ export interface CreateLoggerOptions {
  */
 const TOKEN_IN_PATH = /(\/(?:webhooks|interactions)\/\d+\/)[^/?#\s"']+/g;
 
+/** `scheme://user:password@host`: a database or Redis URL quoted by a driver's error message. */
+const PASSWORD_IN_URL = /([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@\s]+@/gi;
+
 export function redactTokens(text: string): string {
-  return text.replace(TOKEN_IN_PATH, '$1[redacted]');
+  return text.replace(TOKEN_IN_PATH, '$1[redacted]').replace(PASSWORD_IN_URL, '$1[redacted]@');
 }
 
 type SerializedError = Record<string, unknown>;

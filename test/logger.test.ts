@@ -42,3 +42,13 @@ describe('logger', () => {
     expect(logged.err).toMatchObject({ status: 404, code: 10062, url: expect.stringContaining('/webhooks/1200000000000000001/[redacted]/') });
   });
 });
+
+describe('logger: credentials in URLs', () => {
+  it('a database or Redis URL quoted in an error loses its password', () => {
+    const { logger, lines } = capture();
+    logger.error({ err: new Error('connect failed: postgres://feedbot:s3cr3t-pw@db.internal:5432/feedbot') }, 'key store');
+    expect(lines.join('\n')).not.toContain('s3cr3t-pw');
+    expect(lines.join('\n')).toContain('postgres://feedbot:[redacted]@db.internal:5432/feedbot');
+    expect(redactTokens('redis://:hunter2@cache:6379/0')).toBe('redis://:[redacted]@cache:6379/0');
+  });
+});

@@ -24,7 +24,8 @@ import {
 } from './errors.js';
 import { attempt, TransportFailure, type AttemptRequest, type AttemptResponse } from './http.js';
 import { RateGate, type GatePermit } from './rate-gate.js';
-import { ResponseObservers, type ResponseEvent, type ResponseListener } from './response-events.js';
+import { Observers } from '../observers.js';
+import type { ResponseEvent, ResponseListener } from './response-events.js';
 import { backoffMs, mayHaveReachedServer, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';
 import { zodIssues } from './validation.js';
 
@@ -103,7 +104,7 @@ export class FeedApiRequester {
   private readonly totalTimeoutMs: number;
   private readonly random: () => number;
   private readonly gate: RateGate;
-  private readonly observers = new ResponseObservers();
+  private readonly observers = new Observers<ResponseEvent>('feed API response');
   private readonly inFlight = new Map<string, SharedCall>();
 
   constructor(options: RequesterOptions) {

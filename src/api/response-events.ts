@@ -7,9 +7,11 @@
  * AsyncLocalStorage store (one per interaction, say) is current inside the listener.
  */
 import type { RouteName } from '@feedbot/feed-api-contract';
+import type { Listener } from '../observers.js';
 import type { AttemptOutcome, Method } from './retry-policy.js';
 
 /** How one attempt ended: an HTTP status, no complete answer, or refused by the local gate. */
+
 export type ResponseOutcome = AttemptOutcome | { kind: 'refused'; resetAt: Date };
 
 export type ResponseEvent = ResponseOutcome & {
@@ -30,25 +32,4 @@ export type ResponseEvent = ResponseOutcome & {
   joined: boolean;
 };
 
-export type ResponseListener = (event: ResponseEvent) => void;
-
-export class ResponseObservers {
-  private readonly listeners = new Set<ResponseListener>();
-
-  /** Registers a listener; the returned function unsubscribes it. */
-  add(listener: ResponseListener): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  }
-
-  emit(event: ResponseEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        // An observer must never change what a call returns; a broken one is still worth a trace.
-        process.emitWarning(`feed API response listener threw: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-  }
-}
+export type ResponseListener = Listener<ResponseEvent>;

@@ -49,7 +49,7 @@ export const ACK_DEADLINE_MS = 3_000;
  * How long ago Discord created the interaction, by our clock; undefined when the two clocks
  * disagree too much for the snowflake's time to mean anything.
  */
-export function ageSinceCreation(createdTimestamp: number, now: number): number | undefined {
+function ageSinceCreation(createdTimestamp: number, now: number): number | undefined {
   const age = now - createdTimestamp;
   return age >= 0 && age < MAX_TRUSTED_SKEW_MS ? age : undefined;
 }

@@ -68,7 +68,9 @@ export function describeStorageError(error: unknown): { code?: string; message: 
 /** A KeyStoreError('storage') whose message ends with the driver's error code (or capped message). */
 export function storageError(message: string, error: unknown, guildId?: string): KeyStoreError {
   const described = describeStorageError(error);
-  return new KeyStoreError('storage', `${message}: ${described.code ?? described.message}`, {
+  // Drivers may quote the connection URL: its password never reaches the message.
+  const detail = (described.code ?? described.message).replace(/(:\/\/[^:/?#@\s]*:)[^@\s]+@/g, '$1[redacted]@');
+  return new KeyStoreError('storage', `${message}: ${detail}`, {
     ...(guildId === undefined ? {} : { guildId }),
     cause: error,
   });

@@ -24,7 +24,7 @@ export interface Readiness {
   problems: string[];
 }
 
-export const DEFAULT_KEY_STORE_TIMEOUT_MS = 1_000;
+const DEFAULT_KEY_STORE_TIMEOUT_MS = 1_000;
 
 export async function checkReadiness(sources: ReadinessSources, opts: { keyStoreTimeoutMs?: number } = {}): Promise<Readiness> {
   const problems: string[] = [];

@@ -7,7 +7,7 @@ import type { Translator } from '../i18n/index.js';
 import { plain, truncate } from './text.js';
 
 /** Longest API text quoted: a detail, not a second message. */
-export const API_QUOTE_MAX = 300;
+const API_QUOTE_MAX = 300;
 
 /** `The API says: “…”` in the user's language, or '' when the API sent nothing readable. */
 export function quotedApiText(t: Translator, text: string | undefined): string {

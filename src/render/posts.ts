@@ -13,7 +13,7 @@ import { embedLength, plain, safeHttpUrl, truncate, unixSeconds } from './text.j
 /** Caption room per post: ten posts with their fields stay under the 6000-character limit. */
 const CAPTION_MAX = 400;
 
-export function postEmbed(t: Translator, post: Post): APIEmbed {
+function postEmbed(t: Translator, post: Post): APIEmbed {
   const caption = post.caption.trim() ? truncate(plain(post.caption), CAPTION_MAX) : t('posts.noCaption');
   const embed: APIEmbed = {
     title: truncate(`${singleKindLabel(t, post.tipo)} · ${plain(post.id)}`, Limits.title),
@@ -40,7 +40,7 @@ export function postEmbed(t: Translator, post: Post): APIEmbed {
  * Packs post embeds into messages: at most 10 embeds and 6000 characters each (the header line
  * travels as message content, which has its own 2000 limit).
  */
-export function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
+function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
   const pages: APIEmbed[][] = [];
   let page: APIEmbed[] = [];
   let size = 0;
