@@ -9,6 +9,7 @@ import type { Translator } from '../i18n/index.js';
 import { kindsLabel, stateLabel } from './labels.js';
 import { Colors, Limits } from './style.js';
 import { plain, truncate, unixSeconds } from './text.js';
+import { packPages } from './pager.js';
 
 /** Feeds per page when they are short; long values make pages smaller (see paginateFeeds). */
 export const FEEDS_PER_PAGE = 10;
@@ -45,21 +46,7 @@ export function feedField(t: Translator, feed: FeedListItem): APIEmbedField {
  * LIST_FIELD_BUDGET characters each, so a page always fits one embed and one message.
  */
 export function paginateFeeds(fields: APIEmbedField[]): APIEmbedField[][] {
-  const pages: APIEmbedField[][] = [];
-  let page: APIEmbedField[] = [];
-  let size = 0;
-  for (const field of fields) {
-    const len = field.name.length + field.value.length;
-    if (page.length > 0 && (page.length >= FEEDS_PER_PAGE || size + len > LIST_FIELD_BUDGET)) {
-      pages.push(page);
-      page = [];
-      size = 0;
-    }
-    page.push(field);
-    size += len;
-  }
-  if (page.length > 0) pages.push(page);
-  return pages;
+  return packPages(fields, FEEDS_PER_PAGE, LIST_FIELD_BUDGET, (field) => field.name.length + field.value.length);
 }
 
 export interface FeedListView {

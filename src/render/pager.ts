@@ -28,3 +28,25 @@ export function pagerRows(t: Translator, page: number, pages: number, idFor: (pa
     },
   ];
 }
+
+/**
+ * Packs items into pages of at most `maxItems` items and `maxChars` characters (by `length`);
+ * an item larger than the budget still gets a page of its own.
+ */
+export function packPages<T>(items: readonly T[], maxItems: number, maxChars: number, length: (item: T) => number): T[][] {
+  const pages: T[][] = [];
+  let page: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const len = length(item);
+    if (page.length > 0 && (page.length >= maxItems || size + len > maxChars)) {
+      pages.push(page);
+      page = [];
+      size = 0;
+    }
+    page.push(item);
+    size += len;
+  }
+  if (page.length > 0) pages.push(page);
+  return pages;
+}

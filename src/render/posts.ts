@@ -6,7 +6,7 @@ import type { Post } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
 import { kindLabel, singleKindLabel } from './labels.js';
 import { noticeEmbed } from './notice.js';
-import { pagerRows, type MessageRow } from './pager.js';
+import { packPages, pagerRows, type MessageRow } from './pager.js';
 import { Colors, Limits } from './style.js';
 import { embedLength, plain, safeHttpUrl, truncate, unixSeconds } from './text.js';
 
@@ -41,21 +41,7 @@ function postEmbed(t: Translator, post: Post): APIEmbed {
  * travels as message content, which has its own 2000 limit).
  */
 function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
-  const pages: APIEmbed[][] = [];
-  let page: APIEmbed[] = [];
-  let size = 0;
-  for (const embed of embeds) {
-    const len = embedLength(embed);
-    if (page.length > 0 && (page.length >= Limits.embedsPerMessage || size + len > Limits.charsPerMessage)) {
-      pages.push(page);
-      page = [];
-      size = 0;
-    }
-    page.push(embed);
-    size += len;
-  }
-  if (page.length > 0) pages.push(page);
-  return pages;
+  return packPages(embeds, Limits.embedsPerMessage, Limits.charsPerMessage, embedLength);
 }
 
 
