@@ -1,15 +1,15 @@
 /**
  * The three key-store backends for parameterised tests: SQLite in a temp dir, and PostgreSQL and
- * Redis as real servers on loopback (test/helpers/servers.ts), one server per test file and one
- * fresh database / index per test. Missing server binaries skip that backend with a message,
- * except under CI where they fail.
+ * Redis as real servers on loopback (packages/playground/src/servers.ts), one server per test
+ * file and one fresh database / index per test. Missing server binaries skip that backend with a
+ * message, except under CI where they fail.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import path from 'node:path';
 import { silentLogger } from '../../src/logger.js';
 import type { KeyBackend } from '../../src/keys/backend.js';
 import { openBackend } from '../../src/keys/backends.js';
-import { missingServer, startPostgres, startRedis, type TestServer } from '../helpers/servers.js';
+import { missingServer, startPostgres, startRedis, type LocalServer } from '@feedbot/playground';
 import { makeTempDir } from './helpers.js';
 
 export type BackendKind = 'sqlite' | 'postgres' | 'redis';
@@ -25,7 +25,7 @@ export interface BackendContext {
   /** The server's base URL (postgres/redis), for building URLs to places that do not exist. */
   serverUrl(): string;
   /** A server of this kind of its own, for tests that stop it (the caller stops it). */
-  startServer(): Promise<TestServer>;
+  startServer(): Promise<LocalServer>;
   /** A raw handle on a location, for reading and tampering behind the store; closed after the file. */
   openRaw(url: string, namespace?: string): Promise<KeyBackend>;
 }
@@ -36,7 +36,7 @@ export function describeBackends(kinds: BackendKind[], title: string, body: (ctx
     const skip = kind === 'sqlite' ? undefined : missingServer(kind);
     if (skip) console.warn(skip);
     describe.skipIf(skip !== undefined)(`${title} [${kind}]`, () => {
-      let server: TestServer | undefined;
+      let server: LocalServer | undefined;
       const cleanups: Array<() => Promise<void>> = [];
       beforeAll(async () => {
         if (kind === 'postgres') server = await startPostgres();

@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { KeyStore } from '../../src/keys/store.js';
 import { rotateKeys } from '../../src/keys/rotate.js';
-import { freePort } from '../helpers/servers.js';
+import { freePort } from '@feedbot/playground';
 import { BACKENDS, describeBackends, SHARED_BACKENDS } from './backends.js';
 import { capturingLogger, canaryKey, errorOf, GUILD_A, GUILD_B, newSecret, sampleKey } from './helpers.js';
 

@@ -6,3 +6,4 @@ export * from './stack.js';
 export { startDemo, DEFAULT_DEMO_DIR, DEFAULT_DEMO_PORT, DEFAULT_SIMULATE_MS } from './demo.js';
 export type { DemoOptions, RunningDemo, AutoKeyResult } from './demo.js';
 export { DataDirLockedError } from './data-lock.js';
+export { startPostgres, startRedis, serverBinariesMissing, missingServer, freePort, type LocalServer, type ServerKind } from './servers.js';

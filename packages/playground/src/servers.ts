@@ -1,32 +1,38 @@
 /**
- * Real PostgreSQL and Redis servers for tests, from Debian's packages, on loopback only: each
- * started into its own temporary directory on a free port and removed when stopped. No mocks.
+ * Real PostgreSQL and Redis servers for the key store's tests and benchmarks, from Debian's
+ * packages, on loopback only: each started into its own temporary directory on a free port and
+ * removed when stopped. No mocks.
  *
- * When a binary is missing the caller gets `undefined` plus a reason to skip with, except under
- * CI (process.env.CI === 'true'), where a missing server is a failure.
+ * `serverBinariesMissing` says why a server cannot be started here (or undefined). Tests call
+ * `missingServer`, which is the same check except under CI (process.env.CI === 'true'), where a
+ * missing server is a failure; benchmarks, not CI-gated, report the reason instead.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 
-/** In every test URL, so tests can check it never reaches a message or a log line. */
-export const PG_PASSWORD = 'pg-secret-pw-7f3a';
-export const REDIS_PASSWORD = 'redis-secret-pw-9c2e';
+/** In every server URL, so a password that reaches a message or a log line is easy to spot. */
+const PG_PASSWORD = 'pg-secret-pw-7f3a';
+const REDIS_PASSWORD = 'redis-secret-pw-9c2e';
+
+export type ServerKind = 'postgres' | 'redis';
 
 const PG_DIRS = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin', '/usr/local/bin', '/usr/bin'];
+const PG_TOOLS = ['initdb', 'pg_ctl', 'createdb'];
 
-export interface TestServer {
+export interface LocalServer {
   /** Base URL without a database (postgres) or index (redis). */
   url: string;
-  /** A fresh database / index name for one test run. */
+  /** A fresh database / index for one test or benchmark run. */
   newDatabase(): Promise<string>;
   stop(): Promise<void>;
 }
 
-export function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
+function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
   for (const dir of dirs) {
     const candidate = path.join(dir, binary);
     if (existsSync(candidate)) return candidate;
@@ -34,11 +40,18 @@ export function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/
   return undefined;
 }
 
-/** Why a backend's tests cannot run here, or undefined when they can. Throws under CI. */
-export function missingServer(kind: 'postgres' | 'redis'): string | undefined {
-  const present = kind === 'postgres' ? which('initdb', PG_DIRS) && which('pg_ctl', PG_DIRS) : which('redis-server');
+/** Why a server of this kind cannot be started on this machine, or undefined when it can. */
+export function serverBinariesMissing(kind: ServerKind): string | undefined {
+  const present = kind === 'postgres' ? PG_TOOLS.every((tool) => which(tool, PG_DIRS)) : which('redis-server') !== undefined;
   if (present) return undefined;
-  const reason = `${kind} binaries not found (apt-get install ${kind === 'postgres' ? 'postgresql' : 'redis-server'}); skipping ${kind} key-store tests`;
+  return `${kind} binaries not found (apt-get install ${kind === 'postgres' ? 'postgresql' : 'redis-server'})`;
+}
+
+/** For tests: why this backend's tests skip here, or undefined when they can run. Throws under CI. */
+export function missingServer(kind: ServerKind): string | undefined {
+  const missing = serverBinariesMissing(kind);
+  if (missing === undefined) return undefined;
+  const reason = `${missing}; skipping ${kind} key-store tests`;
   if (process.env.CI === 'true') throw new Error(`${reason} — not allowed under CI`);
   return reason;
 }
@@ -78,11 +91,18 @@ function run(command: string, args: string[], asPostgres: boolean): void {
   if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
 }
 
-/** initdb into a temp dir + pg_ctl start on a free loopback port; trust auth for the `feedbot` user. */
-export async function startPostgres(): Promise<TestServer> {
-  const initdb = which('initdb', PG_DIRS);
-  const pgCtl = which('pg_ctl', PG_DIRS);
-  if (!initdb || !pgCtl) throw new Error('postgres binaries not found');
+function pgTool(name: string): string {
+  const found = which(name, PG_DIRS);
+  if (!found) throw new Error(`postgres binary ${name} not found`);
+  return found;
+}
+
+/**
+ * initdb into a temp dir + pg_ctl start on a free loopback port; trust auth for the `feedbot`
+ * user. fsync is off: nothing here needs to survive a crash of the machine.
+ */
+export async function startPostgres(): Promise<LocalServer> {
+  const [initdb, pgCtl, createdb] = PG_TOOLS.map(pgTool) as [string, string, string];
   const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-pg-'));
   const asRoot = process.getuid?.() === 0;
   // PostgreSQL refuses to run as root: the data dir belongs to the postgres user then.
@@ -108,14 +128,8 @@ export async function startPostgres(): Promise<TestServer> {
     async newDatabase() {
       counter += 1;
       const name = `keys_${process.pid}_${counter}`;
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: `${url}/postgres` });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
+      // The client binary, over TCP with trust auth: the playground does not depend on a driver.
+      await promisify(execFile)(createdb, ['-h', '127.0.0.1', '-p', String(port), '-U', 'feedbot', name], { timeout: 30_000 });
       return `${url}/${name}`;
     },
     async stop() {
@@ -131,12 +145,12 @@ export async function startPostgres(): Promise<TestServer> {
 function postgresIds(): { uid: number; gid: number } {
   const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
   const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('no postgres user to run the test server as');
+  if (!Number.isInteger(uid) || !Number.isInteger(gid)) throw new Error('no postgres user to run the server as');
   return { uid, gid };
 }
 
 /** `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` in a temp dir. */
-export async function startRedis(): Promise<TestServer> {
+export async function startRedis(): Promise<LocalServer> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server not found');
   const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-redis-'));
@@ -158,7 +172,7 @@ export async function startRedis(): Promise<TestServer> {
   return {
     url,
     newDatabase() {
-      // Index 0 is left alone; each test run gets its own index (pub/sub is server-wide).
+      // Index 0 is left alone; each run gets its own index (pub/sub is server-wide).
       counter += 1;
       return Promise.resolve(`${url}/${(counter % 63) + 1}`);
     },
