@@ -13,6 +13,7 @@ import { createCommands } from './commands.js';
 import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
 import type { Logger } from './logger.js';
+import { formatShardIds } from './sharding/shard-ids.js';
 
 export interface BotApp {
   client: Client;
@@ -37,7 +38,8 @@ export interface StartBotOptions {
 export type BotConfig = Pick<
   Config,
   'FEED_API_URL' | 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_SECRET_PREVIOUS' | 'DATABASE_URL' | 'DISCORD_API_URL' | 'FEED_API_TIMEOUT_MS'
->;
+> &
+  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS'>>;
 
 export async function createBot(config: BotConfig, opts: StartBotOptions): Promise<BotApp> {
   const { logger } = opts;
@@ -54,7 +56,11 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     logger: logger.child({ component: 'api' }),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
-  const client = createDiscordClient({ apiUrl: config.DISCORD_API_URL, rest: opts.rest });
+  const client = createDiscordClient({
+    apiUrl: config.DISCORD_API_URL,
+    rest: opts.rest,
+    sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
+  });
   const services: BotServices = {
     api,
     keys,
@@ -69,7 +75,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     if (accepting) void router.handle(interaction);
   });
   client.once(Events.ClientReady, (ready) => {
-    logger.info({ user: ready.user.tag, guilds: ready.guilds.cache.size }, 'ready');
+    logger.info({ user: ready.user.tag, guilds: ready.guilds.cache.size, shardIds: formatShardIds([...ready.ws.shards.keys()]), shardCount: ready.options.shardCount }, 'ready');
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));

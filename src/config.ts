@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseStoreUrl } from './keys/store-url.js';
+import { parseShardIds } from './sharding/shard-ids.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -121,7 +122,27 @@ const databaseUrl = z
     }
   });
 
-export const ConfigSchema = z.object({
+/** SHARD_IDS: the shards this process (or this host's manager) runs, e.g. `0-3` or `0,2,5`. */
+const shardIds = z
+  .string()
+  .trim()
+  .transform((text, ctx) => {
+    try {
+      return parseShardIds(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `SHARD_IDS: ${(error as Error).message}; write ids and ranges like 0-3 or 0,2,5` });
+      return z.NEVER;
+    }
+  });
+
+const shardCount = z
+  .string()
+  .trim()
+  .refine((v) => /^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65_536, { error: 'SHARD_COUNT must be a whole number of shards from 1, e.g. 16' })
+  .transform(Number);
+
+/** Every variable on its own; ConfigSchema adds the checks across variables. */
+export const ConfigFields = z.object({
   DISCORD_TOKEN: botToken,
   DISCORD_APPLICATION_ID: snowflake('DISCORD_APPLICATION_ID').optional(),
   FEED_API_URL: baseUrl('FEED_API_URL', ['https'], 'https://api.example.com/v1', FEED_API_HTTPS_HINT),
@@ -137,6 +158,21 @@ export const ConfigSchema = z.object({
   /** The ops listener (/healthz, /readyz, /metrics) starts only when this is set. */
   METRICS_PORT: port('METRICS_PORT', '9464').optional(),
   METRICS_HOST: listenHost('METRICS_HOST').default('127.0.0.1'),
+  /** Total shards of the whole bot, every host together; Discord's recommendation when unset. */
+  SHARD_COUNT: shardCount.optional(),
+  SHARD_IDS: shardIds.optional(),
+});
+
+export const ConfigSchema = ConfigFields.superRefine((config, ctx) => {
+  if (config.SHARD_IDS === undefined) return;
+  if (config.SHARD_COUNT === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['SHARD_IDS'], message: 'SHARD_IDS needs SHARD_COUNT, the total of every host, e.g. SHARD_IDS=0-3 SHARD_COUNT=16' });
+    return;
+  }
+  const outside = config.SHARD_IDS.filter((id) => id >= config.SHARD_COUNT!);
+  if (outside.length > 0) {
+    ctx.addIssue({ code: 'custom', path: ['SHARD_IDS'], message: `SHARD_IDS has shard ${outside[0]}, but shards are numbered 0 to ${config.SHARD_COUNT - 1} with SHARD_COUNT=${config.SHARD_COUNT}` });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

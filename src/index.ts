@@ -8,7 +8,9 @@ import { createBot } from './app.js';
 import { ConfigError, loadConfig, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
-import { startOps, type Ops } from './ops/index.js';
+import { observe, startOps, type Ops } from './ops/index.js';
+import { answerManager } from './sharding/ipc.js';
+import { formatShardIds } from './sharding/shard-ids.js';
 
 loadEnvFile();
 
@@ -23,14 +25,30 @@ try {
   throw error;
 }
 
-const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY });
+// Under `npm run start:sharded` discord.js's ShardingManager started this process for one shard
+// (SHARDS) and answers for the host's ops; otherwise this process runs SHARD_IDS, or every shard.
+const managedShard = process.env.SHARDING_MANAGER !== undefined && process.send !== undefined ? process.env.SHARDS : undefined;
+const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(config.SHARD_IDS) : undefined);
+const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
 const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
 const bot = await createBot(config, { logger, ...(dispatcher ? { dispatcher } : {}) });
 
 // Before login, so /healthz answers and /readyz says why not while the gateway connects.
-let ops: Ops | undefined;
-if (config.METRICS_PORT !== undefined) {
+let ops: Pick<Ops, 'markStopping' | 'close'> | undefined;
+if (managedShard !== undefined) {
+  // The manager serves the host's ops listener and asks this process over IPC.
+  const observation = observe(bot);
+  observation.metrics.registry.setDefaultLabels({ shard_process: managedShard });
+  const stopAnswering = answerManager({ readiness: observation.readiness, metrics: () => observation.metrics.registry.getMetricsAsJSON() });
+  ops = {
+    markStopping: observation.markStopping,
+    close: async () => {
+      stopAnswering();
+      observation.unsubscribe();
+    },
+  };
+} else if (config.METRICS_PORT !== undefined) {
   try {
     ops = await startOps(bot, { host: config.METRICS_HOST, port: config.METRICS_PORT, logger: logger.child({ component: 'ops' }) });
   } catch (error) {

@@ -3,10 +3,10 @@
  */
 import { REST, Routes, type APIApplication } from 'discord.js';
 import type { z } from 'zod';
-import { ConfigError, ConfigSchema, applicationIdFromToken } from '../config.js';
+import { ConfigError, ConfigFields, applicationIdFromToken } from '../config.js';
 import { commands } from '../commands.js';
 
-export const DeployConfig = ConfigSchema.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
+export const DeployConfig = ConfigFields.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
 
 export function loadDeployConfig() {
   const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v.trim() !== ''));

@@ -18,6 +18,13 @@ export interface DiscordClientOptions {
   apiUrl?: string | undefined;
   /** Extra REST options, e.g. `makeRequest` to capture calls in tests. */
   rest?: ClientOptions['rest'];
+  /** SHARD_COUNT and SHARD_IDS: the shards this process runs; Discord's recommendation when unset. */
+  sharding?: ShardingOptions | undefined;
+}
+
+export interface ShardingOptions {
+  count?: number | undefined;
+  ids?: readonly number[] | undefined;
 }
 
 /** Caches the bot never reads are limited to 0; the bot's own member and user are kept. */
@@ -65,14 +72,24 @@ export function makeCache(limits: CacheWithLimitsOptions = CACHE_LIMITS): CacheF
   }) as CacheFactory;
 }
 
+/**
+ * Which shards the client runs. Under a discord.js ShardingManager the process is told through
+ * SHARDS and SHARD_COUNT, which the client reads itself: leave those alone. Otherwise SHARD_IDS of
+ * SHARD_COUNT (a host's fixed range), every shard of SHARD_COUNT, or 'auto': Discord requires
+ * sharding from 2,500 guilds on, and 'auto' takes the recommended count from GET /gateway/bot, so
+ * one process grows with the bot (the emulator enforces the rule).
+ */
+export function shardOptions(sharding: ShardingOptions = {}, env: NodeJS.ProcessEnv = process.env): Pick<ClientOptions, 'shards' | 'shardCount'> {
+  if (env.SHARDING_MANAGER !== undefined && env.SHARDS !== undefined) return {};
+  const { count, ids } = sharding;
+  if (count === undefined) return { shards: 'auto' };
+  return { shards: ids ? [...ids] : Array.from({ length: count }, (_, i) => i), shardCount: count };
+}
+
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
-    // Discord requires sharding from 2,500 guilds on; 'auto' takes the recommended count from
-    // GET /gateway/bot, so one process grows with the bot (and the emulator enforces the rule).
-    // Under a discord.js ShardingManager the process is told its shards through SHARDS, which
-    // the client reads by default: leave that alone.
-    ...(process.env.SHARDS === undefined ? { shards: 'auto' as const } : {}),
+    ...shardOptions(opts.sharding),
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
     makeCache: makeCache(),
     sweepers: { ...Options.DefaultSweeperSettings },

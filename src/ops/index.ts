@@ -8,9 +8,9 @@ import type { InteractionRouter } from '../bot/router.js';
 import type { KeyStore } from '../keys/store.js';
 import type { Logger } from '../logger.js';
 import type { GatewaySource } from './gateway.js';
-import { startOpsServer } from './http-server.js';
+import { startOpsServer, type OpsServer, type OpsServerOptions } from './http-server.js';
 import { BotMetrics } from './metrics.js';
-import { checkReadiness } from './readiness.js';
+import { checkReadiness, type Readiness } from './readiness.js';
 
 export { BotMetrics } from './metrics.js';
 
@@ -51,36 +51,55 @@ export interface Ops {
   close(): Promise<void>;
 }
 
-export async function startOps(bot: ObservedBot, opts: OpsOptions): Promise<Ops> {
+/** What a running bot reports: its metrics and, on demand, its readiness. */
+export interface Observation {
+  readonly metrics: BotMetrics;
+  readiness(): Promise<Readiness>;
+  /** From now on readiness says "shutting down". */
+  markStopping(): void;
+  unsubscribe(): void;
+}
+
+export function observe(bot: ObservedBot, opts: { keyStoreTimeoutMs?: number } = {}): Observation {
   const metrics = new BotMetrics();
   const unsubscribe = instrument(bot, metrics);
   let stopping = false;
-  const server = await startOpsServer({
-    host: opts.host,
-    port: opts.port,
-    logger: opts.logger,
-    scrape: () => metrics.scrape(),
+  return {
+    metrics,
     readiness: () =>
       checkReadiness(
         { gateway: bot.client.ws, pingKeyStore: () => bot.keys.ping(), stopping: () => stopping },
         opts.keyStoreTimeoutMs === undefined ? {} : { keyStoreTimeoutMs: opts.keyStoreTimeoutMs },
       ),
-  }).catch((error: unknown) => {
-    unsubscribe();
+    markStopping: () => void (stopping = true),
+    unsubscribe,
+  };
+}
+
+export async function startOps(bot: ObservedBot, opts: OpsOptions): Promise<Ops> {
+  const observation = observe(bot, opts.keyStoreTimeoutMs === undefined ? {} : { keyStoreTimeoutMs: opts.keyStoreTimeoutMs });
+  const server = await startOpsListener(opts, { scrape: () => observation.metrics.scrape(), readiness: observation.readiness }).catch((error: unknown) => {
+    observation.unsubscribe();
     throw error;
   });
-  const log = { url: server.url, routes: ['/healthz', '/readyz', '/metrics'] };
-  if (isLoopback(opts.host)) opts.logger.info(log, 'ops listener started');
-  else opts.logger.warn(log, 'ops listener started on a non-loopback address: keep it off the public network');
   return {
     url: server.url,
-    metrics,
-    markStopping: () => void (stopping = true),
+    metrics: observation.metrics,
+    markStopping: observation.markStopping,
     async close() {
-      unsubscribe();
+      observation.unsubscribe();
       await server.close();
     },
   };
+}
+
+/** The ops listener on METRICS_HOST:METRICS_PORT, with a warning when it is not on loopback. */
+export async function startOpsListener(opts: Omit<OpsOptions, 'keyStoreTimeoutMs'>, routes: Pick<OpsServerOptions, 'scrape' | 'readiness'>): Promise<OpsServer> {
+  const server = await startOpsServer({ host: opts.host, port: opts.port, logger: opts.logger, ...routes });
+  const log = { url: server.url, routes: ['/healthz', '/readyz', '/metrics'] };
+  if (isLoopback(opts.host)) opts.logger.info(log, 'ops listener started');
+  else opts.logger.warn(log, 'ops listener started on a non-loopback address: keep it off the public network');
+  return server;
 }
 
 function isLoopback(host: string): boolean {

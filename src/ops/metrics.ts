@@ -39,6 +39,14 @@ const NOT_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_tot
 const boundedOutcome = (outcome: string) => (/^[a-z0-9_+]{1,64}$/.test(outcome) ? outcome : 'other');
 const httpStatus = (status: number) => (Number.isInteger(status) && status >= 100 && status <= 599 ? String(status) : 'other');
 
+/** Node's default process metrics on `registry`, minus the ones promtool rejects. */
+export function collectProcessMetrics(registry: Registry): void {
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the
+  // per-type gauge of the same name without `_total`, which stays.
+  for (const name of NOT_COUNTERS) registry.removeSingleMetric(name);
+}
+
 export class BotMetrics {
   readonly registry = new Registry();
   private readonly lowestBudget: LowestInWindow;
@@ -130,12 +138,7 @@ export class BotMetrics {
 
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);
-    if (opts.defaultMetrics ?? true) {
-      collectDefaultMetrics({ register: this.registry });
-      // Gauges named like counters, which `promtool check metrics` rejects; each is the sum of the
-      // per-type gauge of the same name without `_total`, which stays.
-      for (const name of NOT_COUNTERS) this.registry.removeSingleMetric(name);
-    }
+    if (opts.defaultMetrics ?? true) collectProcessMetrics(this.registry);
     // prom-client calls collect() with the gauge as `this`; these read the bot's state.
     const lowestBudget = () => this.lowestBudget.lowest();
     const inFlight = () => this.inFlight?.() ?? 0;

@@ -34,7 +34,7 @@ export const BOT_DIR = resolve(process.env.FEEDBOT_DIR ?? process.cwd());
  * Node itself, not npm: signals reach the bot directly and no wrapper process sits in between.
  */
 export type BotLaunch = 'source' | 'compiled';
-type BotEntry = 'index' | 'deploy-commands';
+type BotEntry = 'index' | 'sharded' | 'deploy-commands';
 
 export function botCommand(launch: BotLaunch, entry: BotEntry): string[] {
   return launch === 'compiled'
@@ -107,6 +107,8 @@ export interface StackOptions {
 
 export class Stack {
   bot: BotProcess | undefined;
+  /** Processes started with spawnBot (several hosts of a sharded bot); close() stops them. */
+  private readonly others = new Set<BotProcess>();
 
   private constructor(
     readonly sandbox: RunningSandbox,
@@ -184,7 +186,19 @@ export class Stack {
     return bot;
   }
 
+  /**
+   * Starts the bot (`index`, as `npm start`) or a shard manager (`sharded`, as `npm run
+   * start:sharded`) with extra environment, e.g. one host's SHARD_IDS; does not wait for it.
+   */
+  spawnBot(opts: { entry?: 'index' | 'sharded'; env?: Record<string, string> } = {}): BotProcess {
+    const bot = new BotProcess(this.spawnBotProgram(opts.entry ?? 'index', { ...this.env, ...opts.env }), this.logger);
+    this.others.add(bot);
+    void bot.exited.then(() => this.others.delete(bot));
+    return bot;
+  }
+
   async close(): Promise<void> {
+    await Promise.all([...this.others].map((bot) => bot.stop().catch(() => undefined)));
     await this.bot?.stop().catch(() => undefined);
     await this.emulator.close();
     await this.sandbox.close();
