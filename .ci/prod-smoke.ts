@@ -150,6 +150,19 @@ try {
   const result = await bot.stop();
   expect(bot.lines.some((l) => l.msg === 'stopped') && result.code === 0, 'SIGTERM stops the bot cleanly (exit 0)', { ...result, stderr: bot.stderr.join('').slice(-500) });
   expect((await healthcheck(docker.healthcheck, metricsPort)) !== 0, "the HEALTHCHECK fails once the bot is gone");
+
+  // npm run start:sharded from the production install: the manager finds dist/src/index.js beside
+  // it, one process per shard, the host's ops listener on METRICS_PORT.
+  const host = stack.spawnBot({ entry: 'sharded', env: { SHARD_COUNT: '2', METRICS_PORT: String(metricsPort) } });
+  await host.waitForLog((l) => l.msg === 'every shard process is ready', 60_000);
+  expect(host.lines.filter((l) => l.msg === 'ready').length === 2, 'node dist/src/sharded.js starts one process per shard (2), each logs ready');
+  await waitForReadyz(metricsPort, 20_000);
+  const readyz = (await (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).json()) as { shards: Record<string, string> };
+  expect(readyz.shards['0'] === 'Ready' && readyz.shards['1'] === 'Ready', "the manager's /readyz reports both shards Ready", readyz);
+  const again = await control<InteractionSnapshot>(stack, 'POST', '/interactions', { type: 'command', commandName: 'stats', ...member });
+  expect(answerText(await waitFinal(stack, again.id)).includes('Forwarding statistics'), '/stats is answered by the shard process that owns the guild, with the stored key');
+  const hostResult = await host.stop();
+  expect(host.lines.some((l) => l.msg === 'stopped') && hostResult.code === 0, 'SIGTERM stops the manager and its shard processes cleanly (exit 0)', { ...hostResult, stderr: host.stderr.join('').slice(-500) });
 } finally {
   await stack.close();
   rmSync(dataDir, { recursive: true, force: true });
