@@ -44,7 +44,11 @@ export const InteractionRequestSchema = z.discriminatedUnion('type', [
 const PressSchema = z.object({ customId: z.string().min(1).max(100), ...Actor });
 const SelectSchema = z.object({ customId: z.string().min(1).max(100), values: z.array(z.string()).max(25), ...Actor });
 const ModalSubmitSchema = z.object({ values: ModalValues, ...Actor });
-const ReconnectSchema = z.object({ shardId: z.number().int().min(0).optional() });
+const ShardId = z.number().int().min(0).optional();
+const ReconnectSchema = z.object({ shardId: ShardId });
+// 4000–4999: the application range, where Discord's own gateway close codes are.
+const DropSchema = z.object({ shardId: ShardId, code: z.number().int().min(4000).max(4999).optional() });
+const InvalidateSchema = z.object({ shardId: ShardId, resumable: z.boolean().default(false) });
 const PageSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -168,10 +172,22 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
         return { status: 204 };
       case 'GET /shards':
         return { status: 200, body: emulator.shards() };
+      case 'GET /gateway':
+        return { status: 200, body: { sessionStartLimit: emulator.sessionStartLimit(), identifyBuckets: emulator.identifyBuckets(), shards: emulator.shards() } };
       case 'POST /gateway/:id': {
-        if (b !== 'reconnect') break;
-        const body = parse(ReconnectSchema, await jsonBody(req));
-        return { status: 200, body: { reconnecting: emulator.requestReconnect(body.shardId) } };
+        if (b === 'reconnect') {
+          const body = parse(ReconnectSchema, await jsonBody(req));
+          return { status: 200, body: { reconnecting: emulator.requestReconnect(body.shardId) } };
+        }
+        if (b === 'drop') {
+          const body = parse(DropSchema, await jsonBody(req));
+          return { status: 200, body: { dropped: emulator.dropConnection(body.shardId, { code: body.code }) } };
+        }
+        if (b === 'invalidate') {
+          const body = parse(InvalidateSchema, await jsonBody(req));
+          return { status: 200, body: { invalidated: emulator.invalidateSession(body.shardId, { resumable: body.resumable }) } };
+        }
+        break;
       }
       case 'GET /interactions':
         return { status: 200, body: emulator.interactions() };

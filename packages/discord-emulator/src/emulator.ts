@@ -2,27 +2,29 @@
  * The emulator: one HTTP server on loopback that serves the REST API (`/api`), the gateway
  * (`/gateway`, WebSocket) and the control API (`/_emulator`), over shared state.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIApplicationCommand, APIMessage, APIUser } from 'discord-api-types/v10';
+import type { APIApplicationCommand, APIGatewaySessionStartLimit, APIMessage, APIUser } from 'discord-api-types/v10';
 import { CommandStore } from './commands.js';
 import { createControlHandler } from './control.js';
 import { createEventBus, type EmulatorEvents } from './events.js';
 import { Gateway } from './gateway/gateway.js';
+import { IdentifyLimiter, type IdentifyBucket } from './gateway/identify-limit.js';
 import type { ShardStatus } from './gateway/protocol.js';
+import { readyShards } from './gateway/sessions.js';
 import { GuildDirectory } from './guild-directory.js';
 import { makeUser, type NormalizedGuild } from './guilds.js';
 import { InteractionHandle, type ActorOverrides, type HandleHost } from './handle.js';
-import { sendJson, splitPath } from './http.js';
 import { InteractionSender } from './interaction-sender.js';
 import { InteractionRegistry } from './interactions/registry.js';
 import { silentLogger, type Logger } from './log.js';
 import { MessageStore } from './messages.js';
 import { LOOPBACK, OptionsSchema, type EmulatorOptions, type InteractionInput, type ParsedOptions } from './options.js';
 import type { ModalValues } from './payloads/modal.js';
-import { RequestGuard, refuseHandshake } from './request-guard.js';
+import { RequestGuard } from './request-guard.js';
 import { RestEndpoint } from './rest-endpoint.js';
 import { createRestRouter } from './rest.js';
+import { createEmulatorServer } from './server.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
 import { validateCommandList } from './validation/commands.js';
 import { waitUntil } from './waiting.js';
@@ -41,10 +43,10 @@ export class DiscordEmulator implements HandleHost {
   private readonly commandStore: CommandStore;
   private readonly registry: InteractionRegistry;
   private readonly gateway: Gateway;
+  private readonly limiter: IdentifyLimiter;
   private readonly rest: RestEndpoint;
   private readonly guard: RequestGuard; // own Host, JSON writes, CORS for one page: request-guard.ts
   private readonly sender: InteractionSender;
-  private readonly control: (req: IncomingMessage, res: ServerResponse, segments: string[], url: URL) => Promise<void>;
   private readonly server: Server;
   private baseUrl = '';
 
@@ -67,15 +69,23 @@ export class DiscordEmulator implements HandleHost {
       events,
       violation: (v) => this.rest.recordViolation(v),
     }));
+    const limiter = (this.limiter = new IdentifyLimiter({
+      maxConcurrency: parsed.maxConcurrency,
+      windowMs: parsed.identifyWindowMs,
+      total: parsed.sessionStartLimit,
+      periodMs: parsed.sessionStartPeriodMs,
+    }));
     const gateway = (this.gateway = new Gateway({
       botToken: parsed.botToken,
       applicationId,
       applicationFlags: 0,
       botUser,
-      guilds: () => guilds.list,
+      guildsOfShard: (shardId, shardCount) => guilds.ofShard(shardId, shardCount),
       heartbeatIntervalMs: parsed.heartbeatIntervalMs,
       maxGuildsPerShard: parsed.maxGuildsPerShard,
       allowedPrivilegedIntents: parsed.allowedPrivilegedIntents,
+      limiter,
+      violation: (v) => this.rest.recordViolation(v),
       resumeUrl: () => this.gatewayUrl,
       events,
       logger,
@@ -94,7 +104,7 @@ export class DiscordEmulator implements HandleHost {
       events,
       gatewayUrl: () => this.gatewayUrl,
       recommendedShards: () => this.recommendedShards(),
-      maxConcurrency: parsed.maxConcurrency,
+      sessionStartLimit: () => limiter.sessionStartLimit(),
     });
     this.rest = new RestEndpoint({ router, guard, botToken: parsed.botToken, maxRecordedCalls: parsed.maxRecordedCalls, registry, events, logger });
     this.sender = new InteractionSender({
@@ -109,18 +119,7 @@ export class DiscordEmulator implements HandleHost {
       logger,
       host: this,
     });
-    this.control = createControlHandler(this, guard);
-    this.server = createServer((req, res) => void this.onRequest(req, res));
-    this.server.on('upgrade', (req, socket, head) => {
-      const refused = guard.checkSender(req, { handshake: true });
-      if (refused) return refuseHandshake(socket, refused);
-      const url = new URL(req.url ?? '/', 'http://emulator.invalid');
-      if (url.pathname.replace(/\/+$/, '') !== '/gateway') {
-        socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
-        return;
-      }
-      gateway.handleUpgrade(req, socket, head, url.searchParams);
-    });
+    this.server = createEmulatorServer({ guard, rest: this.rest, control: createControlHandler(this, guard), gateway, logger });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -182,7 +181,7 @@ export class DiscordEmulator implements HandleHost {
     return this.rest.calls;
   }
 
-  /** Every rejected call (4xx) and every interaction left unacknowledged. */
+  /** Every rejected call (4xx), every IDENTIFY over a limit and every interaction left unacknowledged. */
   get violations(): Violation[] {
     return this.rest.violations;
   }
@@ -246,6 +245,33 @@ export class DiscordEmulator implements HandleHost {
     return this.gateway.requestReconnect(shardId);
   }
 
+  /**
+   * Cuts shards' sockets (all, or `shardId`'s), keeping their sessions, as a network drop does:
+   * discord.js RESUMEs and gets what was dispatched meanwhile. No `code`: the socket is destroyed
+   * (the client sees 1006); else closed with it (4000: discord.js resumes). Returns how many.
+   */
+  dropConnection(shardId?: number, opts: { code?: number } = {}): number {
+    return this.gateway.dropConnection(shardId, opts.code);
+  }
+
+  /**
+   * Sends op 9 Invalid Session (all shards, or `shardId`'s): `d: false` ends the session, the
+   * client must IDENTIFY again; `resumable: true` sends `d: true`, the client RESUMEs. Returns how many.
+   */
+  invalidateSession(shardId?: number, opts: { resumable?: boolean } = {}): number {
+    return this.gateway.invalidateSession(shardId, opts.resumable ?? false);
+  }
+
+  /** What `GET /gateway/bot` answers now: the IDENTIFYs made count against it. */
+  sessionStartLimit(): APIGatewaySessionStartLimit {
+    return this.limiter.sessionStartLimit();
+  }
+
+  /** The max_concurrency buckets that have identified, with when each may identify again. */
+  identifyBuckets(): IdentifyBucket[] {
+    return this.limiter.bucketStates();
+  }
+
   interaction(id: string): InteractionHandle | undefined {
     const rec = this.registry.get(id);
     return rec ? new InteractionHandle(this, rec.id, rec.token, rec.payload) : undefined;
@@ -264,17 +290,14 @@ export class DiscordEmulator implements HandleHost {
   // -------------------------------------------------------------------------------------------
   // Waiting
 
-  /** Resolves when every shard 0..n-1 has identified and received all its guilds. */
-  waitForReady(opts: { shardCount?: number; timeoutMs?: number } = {}): Promise<ShardStatus[]> {
-    const check = (): ShardStatus[] | undefined => {
-      const live = this.gateway.status().filter((s) => s.connected && s.guildsSentAt !== null);
-      const count = opts.shardCount ?? live[0]?.shard[1];
-      if (count === undefined) return undefined;
-      const byShard = new Map(live.filter((s) => s.shard[1] === count).map((s) => [s.shard[0], s]));
-      if (byShard.size < count) return undefined;
-      return [...byShard.values()].sort((a, b) => a.shard[0] - b.shard[0]);
-    };
-    return waitUntil(this.events, 'gateway', check, opts.timeoutMs ?? 10_000, () => notReached('gateway ready', opts.timeoutMs ?? 10_000));
+  /**
+   * Resolves when shards `shardIds` (default: every shard 0..shardCount-1) are connected and
+   * have received all their guilds, whichever processes run them; with their statuses by id.
+   */
+  waitForReady(opts: { shardCount?: number; shardIds?: number[]; timeoutMs?: number } = {}): Promise<ShardStatus[]> {
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const check = () => readyShards(this.gateway.status(), opts);
+    return waitUntil(this.events, 'gateway', check, timeoutMs, () => notReached('gateway ready', timeoutMs));
   }
 
   /** Resolves with the first recorded call (past or future) matching `predicate`. */
@@ -317,32 +340,6 @@ export class DiscordEmulator implements HandleHost {
 
   submitModal(input: { interactionId: string; values: ModalValues } & ActorOverrides): InteractionHandle {
     return this.sender.submitModal(input);
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // HTTP
-
-  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = this.guard.checkSender(req);
-    if (refused) return sendJson(res, refused.status, { error: refused.reason });
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
-    const segments = splitPath(url.pathname);
-    try {
-      if (segments[0] === 'api') {
-        const versioned = /^v\d+$/.test(segments[1] ?? '');
-        await this.rest.handle(req, res, segments.slice(versioned ? 2 : 1), url);
-        return;
-      }
-      if (segments[0] === '_emulator') {
-        await this.control(req, res, segments.slice(1), url);
-        return;
-      }
-      sendJson(res, 404, { message: '404: Not Found', code: 0 });
-    } catch (error) {
-      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'emulator request failed');
-      if (!res.headersSent) sendJson(res, 500, { message: 'Internal emulator error', code: 0 });
-      else res.end();
-    }
   }
 }
 

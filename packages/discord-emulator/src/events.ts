@@ -4,11 +4,14 @@ import type { APIApplicationCommand, APIMessage } from 'discord-api-types/v10';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
 
 export interface GatewayEvent {
-  type: 'connect' | 'identify' | 'ready' | 'guilds_sent' | 'resume' | 'heartbeat' | 'close' | 'dispatch';
+  type: 'connect' | 'identify' | 'ready' | 'guilds_sent' | 'resume' | 'heartbeat' | 'close' | 'dispatch' | 'invalid_session';
   at: number;
   shard: [number, number] | null;
   sessionId?: string;
-  /** Dispatch name for `dispatch`, close reason for `close`. */
+  /**
+   * Dispatch name for `dispatch`; for `invalid_session` (op 9 sent) why: `identify_rate_limited`,
+   * `session_start_limit`, `not_resumable` or `invalidated`; `dropped` for a `close` the emulator caused.
+   */
   detail?: string;
   code?: number;
 }

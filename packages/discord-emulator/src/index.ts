@@ -25,6 +25,7 @@ export { validateMessagePayload } from './validation/messages.js';
 export { validateModalData, validateAutocompleteData } from './validation/modals.js';
 export { validateCommandList } from './validation/commands.js';
 export { CloseCode, NoGatewaySessionError, type ShardStatus } from './gateway/protocol.js';
+export type { IdentifyBucket } from './gateway/identify-limit.js';
 export type { EmulatorEventMap, EmulatorEvents, GatewayEvent, MessageEvent } from './events.js';
 export type * from './types.js';
 

@@ -24,6 +24,11 @@ Options (environment variable in brackets):
   --commands-file <path>       JSON array of commands to register globally at start
   --shards <n>                 shard count GET /gateway/bot recommends
   --max-guilds-per-shard <n>   4011 above this, default 2500; 0 = no limit
+  --max-concurrency <n>        session_start_limit.max_concurrency: shards identify in buckets
+                               shard_id % n, default 16 [EMULATOR_MAX_CONCURRENCY]
+  --identify-window-ms <n>     one IDENTIFY per bucket per window, else op 9; default 5000, 0 = off
+                               [EMULATOR_IDENTIFY_WINDOW_MS]
+  --session-start-limit <n>    IDENTIFYs per 24 h, else op 9; default 1000 [EMULATOR_SESSION_START_LIMIT]
   --ack-deadline-ms <n>        interaction acknowledgement deadline, default 3000
   --heartbeat-interval-ms <n>  HELLO heartbeat_interval, default 41250
   --cors-origin <origin>       the one web page that may call the control API from a browser,
@@ -44,6 +49,9 @@ const ArgsSchema = z.object({
   commandsFile: z.string().optional(),
   shards: int(1).optional(),
   maxGuildsPerShard: int(0).default(2500),
+  maxConcurrency: int(1).default(16),
+  identifyWindowMs: int(0).default(5000),
+  sessionStartLimit: int(1).default(1000),
   ackDeadlineMs: int(1).default(3000),
   heartbeatIntervalMs: int(10).default(41_250),
   corsOrigin: z.string().optional(),
@@ -72,6 +80,9 @@ async function main(): Promise<void> {
       'commands-file': { type: 'string' },
       shards: { type: 'string' },
       'max-guilds-per-shard': { type: 'string' },
+      'max-concurrency': { type: 'string' },
+      'identify-window-ms': { type: 'string' },
+      'session-start-limit': { type: 'string' },
       'ack-deadline-ms': { type: 'string' },
       'heartbeat-interval-ms': { type: 'string' },
       'cors-origin': { type: 'string' },
@@ -94,6 +105,9 @@ async function main(): Promise<void> {
     commandsFile: values['commands-file'],
     shards: values.shards,
     maxGuildsPerShard: values['max-guilds-per-shard'],
+    maxConcurrency: values['max-concurrency'] ?? (env.EMULATOR_MAX_CONCURRENCY || undefined),
+    identifyWindowMs: values['identify-window-ms'] ?? (env.EMULATOR_IDENTIFY_WINDOW_MS || undefined),
+    sessionStartLimit: values['session-start-limit'] ?? (env.EMULATOR_SESSION_START_LIMIT || undefined),
     ackDeadlineMs: values['ack-deadline-ms'],
     heartbeatIntervalMs: values['heartbeat-interval-ms'],
     corsOrigin: values['cors-origin'] ?? (env.EMULATOR_CORS_ORIGIN || undefined),
@@ -118,6 +132,9 @@ async function main(): Promise<void> {
     guilds,
     ...(args.shards ? { shards: args.shards } : {}),
     maxGuildsPerShard: args.maxGuildsPerShard === 0 ? Number.POSITIVE_INFINITY : args.maxGuildsPerShard,
+    maxConcurrency: args.maxConcurrency,
+    identifyWindowMs: args.identifyWindowMs,
+    sessionStartLimit: args.sessionStartLimit,
     ackDeadlineMs: args.ackDeadlineMs,
     heartbeatIntervalMs: args.heartbeatIntervalMs,
     ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
@@ -131,6 +148,7 @@ async function main(): Promise<void> {
       `  gateway  ${emulator.gatewayUrl}`,
       `  control  ${emulator.controlUrl}   (events: ${emulator.controlUrl}/events)`,
       `  application ${applicationId}, ${guilds.length} guild(s), ${emulator.recommendedShards()} recommended shard(s); token from ${args.tokenEnv}`,
+      `  identify: max_concurrency ${args.maxConcurrency}, one per bucket per ${args.identifyWindowMs} ms, ${args.sessionStartLimit} per 24 h`,
       '',
     ].join('\n'),
   );

@@ -21,8 +21,17 @@ export interface EmulatorOptions {
   guilds: EmulatedGuild[];
   /** Shard count `GET /gateway/bot` recommends; default one per 1,000 guilds, at least 1. */
   shards?: number;
-  /** `session_start_limit.max_concurrency`; default 16 so sharded test clients identify without waiting. */
+  /**
+   * `session_start_limit.max_concurrency`: shards identify in buckets `shard_id % maxConcurrency`.
+   * Default 16, so up to 16 shards of a test client identify together.
+   */
   maxConcurrency?: number;
+  /** One IDENTIFY per bucket per this many ms, else op 9; default 5,000 as on Discord; 0 turns the check off. */
+  identifyWindowMs?: number;
+  /** IDENTIFYs allowed per `sessionStartPeriodMs` (`session_start_limit.total`), else op 9; default 1,000 as on Discord. */
+  sessionStartLimit?: number;
+  /** Default 24 hours; the period starts with its first IDENTIFY. */
+  sessionStartPeriodMs?: number;
   /** IDENTIFY of a shard that would hold more guilds is closed with 4011; default 2,500 as on Discord; Infinity turns the check off. */
   maxGuildsPerShard?: number;
   /** Privileged intents enabled "in the developer portal"; others are refused with 4014. Default none. */
@@ -56,6 +65,9 @@ export const OptionsSchema = z.object({
   guilds: z.array(z.unknown()),
   shards: z.number().int().min(1).optional(),
   maxConcurrency: z.number().int().min(1).default(16),
+  identifyWindowMs: z.number().int().min(0).default(5000),
+  sessionStartLimit: z.number().int().min(1).default(1000),
+  sessionStartPeriodMs: z.number().int().min(1).default(86_400_000),
   maxGuildsPerShard: z
     .custom<number>((v) => v === Number.POSITIVE_INFINITY || (typeof v === 'number' && Number.isInteger(v) && v >= 1), 'a positive integer or Infinity')
     .default(2500),

@@ -4,7 +4,7 @@
  * interaction callbacks and webhook routes are authenticated by the interaction token, as on
  * Discord (discord.js sends them without Authorization).
  */
-import type { APIUser } from 'discord-api-types/v10';
+import type { APIGatewaySessionStartLimit, APIUser } from 'discord-api-types/v10';
 import type { CommandStore } from './commands.js';
 import {
   discordError,
@@ -63,7 +63,8 @@ export interface RestDeps {
   events: EmulatorEvents;
   gatewayUrl: () => string;
   recommendedShards: () => number;
-  maxConcurrency: number;
+  /** The IDENTIFYs made so far count against it. */
+  sessionStartLimit: () => APIGatewaySessionStartLimit;
 }
 
 export function createRestRouter(deps: RestDeps): Router<RestRoute> {
@@ -95,13 +96,7 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
   });
 
   open('GET', '/gateway', () => ok({ url: deps.gatewayUrl() }));
-  bot('GET', '/gateway/bot', () =>
-    ok({
-      url: deps.gatewayUrl(),
-      shards: deps.recommendedShards(),
-      session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: deps.maxConcurrency },
-    }),
-  );
+  bot('GET', '/gateway/bot', () => ok({ url: deps.gatewayUrl(), shards: deps.recommendedShards(), session_start_limit: deps.sessionStartLimit() }));
   bot('GET', '/users/@me', () => ok(deps.botUser));
   bot('GET', '/applications/@me', () => ok(application()));
   bot('GET', '/oauth2/applications/@me', () => ok(application()));

@@ -77,12 +77,20 @@ export type ViolationKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
-  | 'bad_request';
+  | 'bad_request'
+  /** Gateway: an IDENTIFY while the shard's max_concurrency bucket was still in its identify window. */
+  | 'identify_rate_limited'
+  /** Gateway: an IDENTIFY with no session start remaining. */
+  | 'session_start_limit';
 
-/** Something Discord would have rejected (every 4xx answer), or an interaction nobody acknowledged. */
+/**
+ * Something Discord would have rejected (every 4xx answer, every IDENTIFY over a limit), or an
+ * interaction nobody acknowledged.
+ */
 export interface Violation {
   at: number;
   kind: ViolationKind;
+  /** HTTP status; 0 for the gateway's (answered with op 9, not HTTP). */
   status: number;
   /** Discord JSON error code (50035, 10062, 40060, ...); 0 where Discord sends none. */
   code: number;

@@ -5,6 +5,7 @@ import { Events, type Client } from 'discord.js';
 import { WebSocket } from 'ws';
 import { generateGuilds, shardForGuild, type DiscordEmulator } from '../src/index.js';
 import { APP_ID, GUILD_ID, TOKEN, loginClient, startTestEmulator } from './helpers.js';
+import { identify, rawGateway as openRawGateway } from './raw-gateway.js';
 
 let emu: DiscordEmulator | undefined;
 const clients: Client[] = [];
@@ -23,30 +24,7 @@ async function login(e: DiscordEmulator, options: Parameters<typeof loginClient>
   return client;
 }
 
-/** A bare gateway connection that collects every payload. */
-async function rawGateway(e: DiscordEmulator, query = 'v=10&encoding=json') {
-  const ws = new WebSocket(`${e.gatewayUrl}?${query}`);
-  sockets.push(ws);
-  const received: { op: number; t?: string; s?: number; d: unknown }[] = [];
-  ws.on('message', (data) => received.push(JSON.parse(data.toString())));
-  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
-  await once(ws, 'open');
-  const waitFor = async (pred: (p: (typeof received)[number]) => boolean, timeoutMs = 3000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = received.find(pred);
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error('payload not received');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
-  return { ws, received, closed, waitFor, send: (p: unknown) => ws.send(JSON.stringify(p)) };
-}
-
-const identify = (token: string, shard: [number, number] = [0, 1], intents = 1) => ({
-  op: 2,
-  d: { token, intents, properties: { os: 'linux', browser: 'test', device: 'test' }, shard },
-});
+const rawGateway = (e: DiscordEmulator, query?: string) => openRawGateway(e, { track: sockets, keepGuilds: true, ...(query ? { query } : {}) });
 
 describe('gateway', () => {
   it('ACKs heartbeats; the client measures a ping', async () => {

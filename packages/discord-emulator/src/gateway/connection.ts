@@ -1,7 +1,7 @@
 /** Writing to one gateway connection: plain JSON frames, or one zlib-stream block per payload. */
 import zlib from 'node:zlib';
 import { WebSocket } from 'ws';
-import { CloseCode, type Connection } from './protocol.js';
+import { CloseCode, SEND_HIGH_WATER, type Connection } from './protocol.js';
 
 /** Sets up `compress=zlib-stream`; closes with 4002 for any other compression asked for. */
 export function openCompression(conn: Connection, compress: string | null): boolean {
@@ -39,6 +39,31 @@ export function sendRaw(conn: Connection, data: string): void {
 
 export function send(conn: Connection, payload: unknown): void {
   sendRaw(conn, JSON.stringify(payload));
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Whether `promise` settles within `ms`; the timer does not outlive the answer. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves once what was queued on the connection is compressed and mostly handed to the network
+ * (or the connection is gone): lets a sender of thousands of payloads wait for a slow reader.
+ */
+export async function drained(conn: Connection): Promise<void> {
+  while (conn.ws.readyState === WebSocket.OPEN) {
+    const compressed = await settlesWithin(conn.chain, 100);
+    if (compressed && conn.ws.bufferedAmount <= SEND_HIGH_WATER) return;
+    if (compressed) await delay(2);
+  }
 }
 
 /** Parses a client frame; closes with 4002 and returns undefined when it is not `{ op: number }`. */

@@ -1,19 +1,21 @@
 /**
  * The JSON gateway, as @discordjs/ws 1.x speaks it: HELLO → IDENTIFY → READY + GUILD_CREATE per
  * guild of the shard, heartbeats answered with op 11, RESUME with replay, and dispatches
- * (INTERACTION_CREATE) routed to the shard that owns the guild.
+ * (INTERACTION_CREATE) routed to the shard that owns the guild. IDENTIFY is limited as on Discord
+ * (identify-limit.ts); the emulator can drop a shard's connection or invalidate its session.
  *
  * Optional `compress=zlib-stream` is supported (discord.js asks for it only when zlib-sync is
  * installed). Encoding must be json; ETF is refused like an unsupported version.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { z } from 'zod';
 import type { GatewayEvent } from '../events.js';
 import { guildCreatePayload } from '../guilds.js';
 import { sessionId as newSessionId, shardForGuild } from '../snowflake.js';
-import { decodeFrame, openCompression, send, sendRaw } from './connection.js';
+import { decodeFrame, drained, openCompression, send, sendRaw } from './connection.js';
+import { refusalMessage, type IdentifyRefusal } from './identify-limit.js';
 import {
   CloseCode,
   GUILD_BATCH,
@@ -24,16 +26,16 @@ import {
   ResumeSchema,
   parseShard,
   readyPayload,
-  shardStatus,
   type Connection,
   type GatewayDeps,
   type Session,
   type ShardStatus,
 } from './protocol.js';
+import { SessionTable } from './sessions.js';
 
 export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions = new SessionTable();
   private readonly connections = new Set<Connection>();
 
   constructor(private readonly deps: GatewayDeps) {}
@@ -43,23 +45,14 @@ export class Gateway {
   }
 
   status(): ShardStatus[] {
-    return [...this.sessions.values()].map(shardStatus);
-  }
-
-  /** The live session that owns a guild, most recent first (several bots may be connected). */
-  sessionForGuild(guildId: string): Session | undefined {
-    const candidates = [...this.sessions.values()]
-      .filter((s) => s.readyAt !== null && shardForGuild(guildId, s.shard[1]) === s.shard[0])
-      .sort((a, b) => Number(b.conn !== null) - Number(a.conn !== null) || b.identifiedAt - a.identifiedAt);
-    return candidates[0];
+    return this.sessions.status();
   }
 
   /** Sends a dispatch to the shard that owns `guildId`; throws when no bot is connected for it. */
   dispatchToGuild(guildId: string, t: string, d: unknown): { shardId: number; sessionId: string } {
-    const session = this.sessionForGuild(guildId);
+    const session = this.sessions.forGuild(guildId);
     if (!session) {
-      const shards = [...new Set([...this.sessions.values()].map((s) => s.shard[1]))];
-      const count = shards[0] ?? 1;
+      const count = this.sessions.anyShardCount();
       throw new NoGatewaySessionError(`No gateway session for guild ${guildId} (shard ${shardForGuild(guildId, count)} of ${count}); is the bot logged in?`);
     }
     this.dispatch(session, t, d);
@@ -68,14 +61,42 @@ export class Gateway {
 
   /** Asks every connected shard (or one) to reconnect and resume (op 7), as Discord does. */
   requestReconnect(shardId?: number): number {
-    let n = 0;
-    for (const session of this.sessions.values()) {
-      if (session.conn && (shardId === undefined || session.shard[0] === shardId)) {
-        send(session.conn, { op: 7, d: null, s: null, t: null });
-        n++;
-      }
+    const live = this.sessions.ofShard(shardId).filter((s) => s.conn);
+    for (const session of live) send(session.conn!, { op: 7, d: null, s: null, t: null });
+    return live.length;
+  }
+
+  /**
+   * Cuts the connection of every connected shard (or one) and keeps its session, as a network
+   * drop does: the client reconnects and RESUMEs, and what was dispatched meanwhile is replayed.
+   * Without `code` the socket is destroyed (the client sees 1006); with one it is closed with it.
+   */
+  dropConnection(shardId?: number, code?: number): number {
+    const live = this.sessions.ofShard(shardId).filter((s) => s.conn);
+    for (const session of live) {
+      const conn = session.conn!;
+      conn.dropped = true;
+      if (code === undefined) conn.ws.terminate();
+      else conn.ws.close(code, 'Connection dropped by the emulator.');
     }
-    return n;
+    return live.length;
+  }
+
+  /**
+   * Sends op 9 Invalid Session to the sessions of every shard (or one). `resumable: false` ends
+   * them, those waiting for a RESUME too (the client must IDENTIFY again, which counts against the
+   * limits); `true` keeps the connected ones, and their clients RESUME. Returns how many.
+   */
+  invalidateSession(shardId?: number, resumable = false): number {
+    const sessions = this.sessions.ofShard(shardId).filter((s) => !resumable || s.conn);
+    for (const session of sessions) {
+      const conn = session.conn;
+      if (!resumable) this.sessions.end(session);
+      // Detached: the client RESUMEs or IDENTIFYs next, on this socket or on a new one.
+      if (conn) conn.session = session.conn = null;
+      this.invalidSession(conn, resumable, 'invalidated', session);
+    }
+    return sessions.length;
   }
 
   async close(): Promise<void> {
@@ -90,7 +111,7 @@ export class Gateway {
   // -------------------------------------------------------------------------------------------
 
   private onConnection(ws: WebSocket, query: URLSearchParams): void {
-    const conn: Connection = { ws, session: null, deflate: null, chain: Promise.resolve() };
+    const conn: Connection = { ws, session: null, deflate: null, chain: Promise.resolve(), dropped: false };
     this.connections.add(conn);
     this.emit({ type: 'connect', shard: null });
     ws.on('close', (code) => this.onClose(conn, code));
@@ -113,11 +134,11 @@ export class Gateway {
     this.connections.delete(conn);
     conn.deflate?.close();
     const session = conn.session;
-    this.emit({ type: 'close', shard: session?.shard ?? null, sessionId: session?.id, code });
+    this.emit({ type: 'close', shard: session?.shard ?? null, sessionId: session?.id, code, ...(conn.dropped ? { detail: 'dropped' } : {}) });
     if (!session || session.conn !== conn) return;
     session.conn = null;
     // A client that closes with 1000/1001 ends its session; other codes keep it resumable.
-    if (code === 1000 || code === 1001) this.sessions.delete(session.id);
+    if (!conn.dropped && (code === 1000 || code === 1001)) this.sessions.end(session);
   }
 
   private onMessage(conn: Connection, data: RawData, isBinary: boolean): void {
@@ -128,7 +149,7 @@ export class Gateway {
         this.onHeartbeat(conn);
         return;
       case 2:
-        void this.onIdentify(conn, frame.d);
+        this.onIdentify(conn, frame.d);
         return;
       case 6:
         this.onResume(conn, frame.d);
@@ -176,7 +197,7 @@ export class Gateway {
     return parsed.data;
   }
 
-  private async onIdentify(conn: Connection, d: unknown): Promise<void> {
+  private onIdentify(conn: Connection, d: unknown): void {
     const identify = this.authenticate(conn, IdentifySchema, d);
     if (!identify) return;
     const intents = identify.intents;
@@ -193,12 +214,15 @@ export class Gateway {
       conn.ws.close(CloseCode.InvalidShard, 'Invalid shard.');
       return;
     }
-    const guilds = this.deps.guilds().filter((g) => shardForGuild(g.id, shard[1]) === shard[0]);
+    const guilds = this.deps.guildsOfShard(shard[0], shard[1]);
     if (guilds.length > this.deps.maxGuildsPerShard) {
       this.deps.logger.warn({ shard, guilds: guilds.length, max: this.deps.maxGuildsPerShard }, 'gateway: sharding required');
       conn.ws.close(CloseCode.ShardingRequired, 'Sharding is required.');
       return;
     }
+    // Only an IDENTIFY that would start a session takes a slot; the connection stays open for another.
+    const refusal = this.deps.limiter.take(shard[0]);
+    if (refusal) return this.refuseIdentify(conn, shard, refusal);
     const session: Session = {
       id: newSessionId(),
       shard,
@@ -209,25 +233,48 @@ export class Gateway {
       identifiedAt: Date.now(),
       readyAt: null,
       guildsSentAt: null,
-      guildCount: guilds.length,
+      guilds,
+      guildSeqs: [],
+      sendingGuilds: false,
       heartbeats: 0,
       lastHeartbeatAt: null,
     };
     conn.session = session;
-    this.sessions.set(session.id, session);
+    this.sessions.add(session);
     this.emit({ type: 'identify', shard, sessionId: session.id });
     this.deps.logger.info({ shard, guilds: guilds.length }, 'gateway: shard identified');
     this.dispatch(session, 'READY', readyPayload(this.deps, session, guilds));
     session.readyAt = Date.now();
     this.emit({ type: 'ready', shard, sessionId: session.id });
-    for (let i = 0; i < guilds.length; i++) {
-      if (session.conn !== conn) return;
-      this.dispatch(session, 'GUILD_CREATE', guildCreatePayload(guilds[i]!, this.deps.botUser), false);
-      // Yield now and then so heartbeats and other shards are served while thousands of guilds go out.
-      if (i % GUILD_BATCH === GUILD_BATCH - 1) await new Promise((resolve) => setImmediate(resolve));
+    void this.sendGuilds(session);
+  }
+
+  /** Discord answers an IDENTIFY over a limit with op 9 (d: false); discord.js waits and identifies again. */
+  private refuseIdentify(conn: Connection, shard: [number, number], refusal: IdentifyRefusal): void {
+    const message = refusalMessage(shard[0], refusal);
+    this.deps.violation({ kind: refusal.reason, status: 0, code: 0, message, route: '/gateway', body: { op: 2, shard, ...refusal } });
+    this.invalidSession(conn, false, refusal.reason, null, shard);
+  }
+
+  /** GUILD_CREATE for each guild not yet sent, while the session's connection is open. */
+  private async sendGuilds(session: Session): Promise<void> {
+    if (session.sendingGuilds) return;
+    session.sendingGuilds = true;
+    try {
+      const sent = session.guildSeqs;
+      while (sent.length < session.guilds.length) {
+        const conn = session.conn;
+        // Dropped: a RESUME goes on from the first guild the client did not get.
+        if (!conn || conn.ws.readyState !== WebSocket.OPEN) return;
+        sent.push(this.dispatch(session, 'GUILD_CREATE', guildCreatePayload(session.guilds[sent.length]!, this.deps.botUser), false));
+        // Now and then: let heartbeats and other shards through, and let a slow client catch up.
+        if (sent.length % GUILD_BATCH === 0) await Promise.all([drained(conn), new Promise((resolve) => setImmediate(resolve))]);
+      }
+    } finally {
+      session.sendingGuilds = false;
     }
     session.guildsSentAt = Date.now();
-    this.emit({ type: 'guilds_sent', shard, sessionId: session.id, detail: String(guilds.length) });
+    this.emit({ type: 'guilds_sent', shard: session.shard, sessionId: session.id, detail: String(session.guilds.length) });
   }
 
   private onResume(conn: Connection, d: unknown): void {
@@ -238,7 +285,7 @@ export class Gateway {
     const oldest = session?.buffer[0]?.s ?? (session ? session.seq + 1 : 0);
     if (!session || seq > session.seq || (seq < session.seq && seq + 1 < oldest)) {
       // Not resumable: the client must identify again.
-      send(conn, { op: 9, d: false, s: null, t: null });
+      this.invalidSession(conn, false, 'not_resumable', session ?? null);
       return;
     }
     if (session.conn && session.conn !== conn) session.conn.ws.close(CloseCode.SessionTimedOut, 'Session resumed elsewhere.');
@@ -247,9 +294,21 @@ export class Gateway {
     for (const entry of session.buffer) if (entry.s > seq) sendRaw(conn, entry.data);
     this.dispatch(session, 'RESUMED', null);
     this.emit({ type: 'resume', shard: session.shard, sessionId: session.id });
+    const unseen = session.guildSeqs.findIndex((s) => s > seq);
+    if (unseen >= 0) {
+      session.guildSeqs.length = unseen;
+      session.guildsSentAt = null;
+    }
+    if (session.guildSeqs.length < session.guilds.length) void this.sendGuilds(session);
   }
 
-  private dispatch(session: Session, t: string, d: unknown, buffered = true): void {
+  private invalidSession(conn: Connection | null, resumable: boolean, reason: string, session: Session | null, shard = session?.shard ?? null): void {
+    if (conn) send(conn, { op: 9, d: resumable, s: null, t: null });
+    this.emit({ type: 'invalid_session', shard, sessionId: session?.id, detail: reason });
+  }
+
+  /** Sends (or keeps for a RESUME) one dispatch; returns its sequence number. */
+  private dispatch(session: Session, t: string, d: unknown, buffered = true): number {
     session.seq++;
     const data = JSON.stringify({ op: 0, t, s: session.seq, d });
     if (buffered) {
@@ -258,6 +317,7 @@ export class Gateway {
     }
     if (session.conn) sendRaw(session.conn, data);
     if (t !== 'GUILD_CREATE') this.emit({ type: 'dispatch', shard: session.shard, sessionId: session.id, detail: t });
+    return session.seq;
   }
 
   private emit(event: Omit<GatewayEvent, 'at'>): void {

@@ -9,6 +9,8 @@ import type { APIUser } from 'discord-api-types/v10';
 import type { EmulatorEvents } from '../events.js';
 import type { NormalizedGuild } from '../guilds.js';
 import type { Logger } from '../log.js';
+import type { Violation } from '../types.js';
+import type { IdentifyLimiter } from './identify-limit.js';
 
 /** Gateway close codes (discord-api-docs "Gateway Close Event Codes"). */
 export const CloseCode = {
@@ -37,6 +39,8 @@ export const PRIVILEGED_INTENTS = (1 << 1) | (1 << 8) | (1 << 15);
 export const REPLAY_BUFFER = 200;
 /** GUILD_CREATEs sent between two yields to the event loop. */
 export const GUILD_BATCH = 250;
+/** Bytes queued on a socket above which GUILD_CREATEs wait for the client to read: a slow client must not make the emulator buffer its whole guild list. */
+export const SEND_HIGH_WATER = 1 << 20;
 
 export const IdentifySchema = z.object({
   token: z.string(),
@@ -55,9 +59,11 @@ export interface GatewayDeps {
   applicationId: string;
   applicationFlags: number;
   botUser: APIUser;
-  guilds: () => NormalizedGuild[];
+  guildsOfShard: (shardId: number, shardCount: number) => NormalizedGuild[];
   heartbeatIntervalMs: number;
   maxGuildsPerShard: number;
+  limiter: IdentifyLimiter;
+  violation: (v: Omit<Violation, 'at'>) => void;
   allowedPrivilegedIntents: number;
   resumeUrl: () => string;
   events: EmulatorEvents;
@@ -74,7 +80,14 @@ export interface Session {
   identifiedAt: number;
   readyAt: number | null;
   guildsSentAt: number | null;
-  guildCount: number;
+  /** The shard's guilds, each sent as a GUILD_CREATE after READY. */
+  guilds: NormalizedGuild[];
+  /**
+   * The sequence number of each guild's GUILD_CREATE, in order, for those sent so far: a RESUME
+   * sends again the ones after the client's `seq` (GUILD_CREATEs are not kept for replay).
+   */
+  guildSeqs: number[];
+  sendingGuilds: boolean;
   heartbeats: number;
   lastHeartbeatAt: number | null;
 }
@@ -84,6 +97,8 @@ export interface Connection {
   session: Session | null;
   deflate: zlib.Deflate | null;
   chain: Promise<void>;
+  /** Cut by the emulator (`dropConnection`): whatever code the client answers, its session stays resumable. */
+  dropped: boolean;
 }
 
 export interface ShardStatus {
@@ -105,7 +120,7 @@ export function shardStatus(s: Session): ShardStatus {
     shard: s.shard,
     connected: s.conn !== null,
     seq: s.seq,
-    guilds: s.guildCount,
+    guilds: s.guilds.length,
     heartbeats: s.heartbeats,
     lastHeartbeatAt: s.lastHeartbeatAt,
     identifiedAt: s.identifiedAt,
