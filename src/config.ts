@@ -200,6 +200,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   throw new ConfigError([...new Set(problems)]);
 }
 
+/** loadConfig for an entry point: a bad environment prints its one message and exits 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
 /** The application id is the first segment of a bot token (base64 of the id). */
 export function applicationIdFromToken(token: string): string | undefined {
   const first = token.split('.')[0];

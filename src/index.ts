@@ -5,7 +5,7 @@
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 import { createBot } from './app.js';
-import { ConfigError, loadConfig, tokenRefusal } from './config.js';
+import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
 import { observe, startOps, type Ops } from './ops/index.js';
@@ -14,16 +14,7 @@ import { formatShardIds } from './sharding/shard-ids.js';
 
 loadEnvFile();
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+const config = loadConfigOrExit();
 
 // Under `npm run start:sharded` discord.js's ShardingManager started this process for one shard
 // (SHARDS) and answers for the host's ops; otherwise this process runs SHARD_IDS, or every shard.

@@ -6,7 +6,7 @@
  */
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig, tokenRefusal } from './config.js';
+import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
 import { startOpsListener } from './ops/index.js';
@@ -17,16 +17,7 @@ import { HostManager, type ShardPlan } from './sharding/manager.js';
 
 loadEnvFile();
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
+const config = loadConfigOrExit();
 
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child({ component: 'shard-manager' });
 
