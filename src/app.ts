@@ -14,12 +14,20 @@ import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
 import type { Logger } from './logger.js';
 import { formatShardIds } from './sharding/shard-ids.js';
+import { emitInteraction } from './http/dispatch.js';
+import { InitialResponses } from './http/initial-response.js';
 
 export interface BotApp {
   client: Client;
   router: InteractionRouter;
   keys: KeyStore;
   api: FeedApiClient;
+  /** HTTP transport: there is no gateway session to wait for. */
+  gatewayless: boolean;
+  /** `http` transport: first responses waiting for the HTTP answer. */
+  initialResponses?: InitialResponses;
+  /** Hands a raw interaction (HTTP transport) to discord.js and the router; false once stopping. */
+  dispatch(raw: Record<string, unknown>): boolean;
   /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
   stop(): Promise<void>;
 }
@@ -33,6 +41,8 @@ export interface StartBotOptions {
   deferAfterMs?: number;
   /** How long stop() waits for running interactions. */
   drainTimeoutMs?: number;
+  /** `http`: interactions come from POST /interactions and their first response goes back in its answer. */
+  transport?: 'gateway' | 'http';
 }
 
 export type BotConfig = Pick<
@@ -56,9 +66,10 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     logger: logger.child({ component: 'api' }),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
   });
+  const initialResponses = opts.transport === 'http' ? new InitialResponses() : undefined;
   const client = createDiscordClient({
     apiUrl: config.DISCORD_API_URL,
-    rest: opts.rest,
+    rest: initialResponses ? { ...opts.rest, makeRequest: initialResponses.wrap(opts.rest?.makeRequest) } : opts.rest,
     sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
   });
   const services: BotServices = {
@@ -86,6 +97,13 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     router,
     keys,
     api,
+    gatewayless: initialResponses !== undefined,
+    ...(initialResponses ? { initialResponses } : {}),
+    dispatch(raw) {
+      if (!accepting) return false;
+      emitInteraction(client, raw);
+      return true;
+    },
     stop() {
       stopping ??= (async () => {
         accepting = false;

@@ -161,9 +161,22 @@ export const ConfigFields = z.object({
   /** Total shards of the whole bot, every host together; Discord's recommendation when unset. */
   SHARD_COUNT: shardCount.optional(),
   SHARD_IDS: shardIds.optional(),
+  /** `gateway` (default): interactions over the gateway; `http`: Discord POSTs them to POST /interactions on PORT. */
+  INTERACTIONS_MODE: z.enum(['gateway', 'http'], { error: 'INTERACTIONS_MODE must be gateway or http' }).default('gateway'),
+  PORT: port('PORT', '8080').default(8080),
+  HOST: listenHost('HOST').default('0.0.0.0'),
+  /** The application's public key (Developer Portal → General Information), for INTERACTIONS_MODE=http. */
+  DISCORD_PUBLIC_KEY: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-f]{64}$/i, { error: 'DISCORD_PUBLIC_KEY must be the 64 hexadecimal digits of the Developer Portal → General Information → Public Key' })
+    .optional(),
 });
 
 export const ConfigSchema = ConfigFields.superRefine((config, ctx) => {
+  if (config.INTERACTIONS_MODE === 'http' && config.DISCORD_PUBLIC_KEY === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['DISCORD_PUBLIC_KEY'], message: 'DISCORD_PUBLIC_KEY is required with INTERACTIONS_MODE=http: copy it from Developer Portal → General Information → Public Key' });
+  }
   if (config.SHARD_IDS === undefined) return;
   if (config.SHARD_COUNT === undefined) {
     ctx.addIssue({ code: 'custom', path: ['SHARD_IDS'], message: 'SHARD_IDS needs SHARD_COUNT, the total of every host, e.g. SHARD_IDS=0-3 SHARD_COUNT=16' });

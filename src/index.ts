@@ -8,7 +8,10 @@ import { createBot } from './app.js';
 import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
-import { observe, startOps, type Ops } from './ops/index.js';
+import { startHttpTransport, PublicKeyMismatchError } from './http/start.js';
+import type { InteractionsServer } from './http/interactions-server.js';
+import { ListenError } from './ops/http-server.js';
+import { observe, startOps, type BotMetrics, type Ops } from './ops/index.js';
 import { answerManager } from './sharding/ipc.js';
 import { formatShardIds } from './sharding/shard-ids.js';
 
@@ -23,10 +26,12 @@ const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(confi
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
 const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
-const bot = await createBot(config, { logger, ...(dispatcher ? { dispatcher } : {}) });
+const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}) });
+let endpoint: InteractionsServer | undefined;
 
 // Before login, so /healthz answers and /readyz says why not while the gateway connects.
 let ops: Pick<Ops, 'markStopping' | 'close'> | undefined;
+let metrics: BotMetrics | undefined;
 if (managedShard !== undefined) {
   // The manager serves the host's ops listener and asks this process over IPC.
   const observation = observe(bot);
@@ -41,7 +46,9 @@ if (managedShard !== undefined) {
   };
 } else if (config.METRICS_PORT !== undefined) {
   try {
-    ops = await startOps(bot, { host: config.METRICS_HOST, port: config.METRICS_PORT, logger: logger.child({ component: 'ops' }) });
+    const started = await startOps(bot, { host: config.METRICS_HOST, port: config.METRICS_PORT, logger: logger.child({ component: 'ops' }) });
+    ops = started;
+    metrics = started.metrics;
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     logger.fatal({ err: error }, 'could not start the ops listener');
@@ -62,8 +69,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     exiting = true;
     logger.info({ signal, inFlight: bot.router.inFlight }, 'shutting down');
     ops?.markStopping();
-    // The ops listener closes last: /readyz keeps saying "shutting down" while interactions drain.
-    const stopped = bot.stop().then(async () => ops?.close());
+    // The endpoint refuses new requests (503) while the ones in flight get their answers; the ops
+    // listener closes last: /readyz keeps saying "shutting down" while interactions drain.
+    const stopped = Promise.all([endpoint?.close(), bot.stop()]).then(async () => ops?.close());
     stopped.then(
       () => {
         logger.info('stopped');
@@ -79,11 +87,27 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 try {
-  await bot.client.login(config.DISCORD_TOKEN);
+  if (config.INTERACTIONS_MODE === 'http') {
+    endpoint = await startHttpTransport({
+      client: bot.client,
+      token: config.DISCORD_TOKEN,
+      publicKeyHex: config.DISCORD_PUBLIC_KEY!,
+      host: config.HOST,
+      port: config.PORT,
+      responses: bot.initialResponses!,
+      dispatch: (raw) => bot.dispatch(raw),
+      logger: logger.child({ component: 'interactions-endpoint' }),
+    });
+    if (metrics) endpoint.onRequest(metrics.onHttpRequest);
+    logger.info({ mode: 'http' }, 'ready');
+  } else {
+    await bot.client.login(config.DISCORD_TOKEN);
+  }
 } catch (error) {
   const refusal = tokenRefusal(error);
-  if (refusal) console.error(refusal);
-  logger.fatal({ err: error, ...(refusal ? { fix: refusal } : {}) }, 'could not log in to Discord');
+  const reason = refusal ?? (error instanceof PublicKeyMismatchError || error instanceof ListenError ? error.message : undefined);
+  if (reason) console.error(reason);
+  logger.fatal({ err: error, ...(reason ? { fix: reason } : {}) }, config.INTERACTIONS_MODE === 'http' ? 'could not open the interactions endpoint' : 'could not log in to Discord');
   await bot.stop().catch(() => undefined);
   await ops?.close();
   process.exit(1);

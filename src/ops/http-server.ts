@@ -93,16 +93,21 @@ export function startOpsServer(opts: OpsServerOptions): Promise<OpsServer> {
   });
 }
 
-/** The listen failure as one line an operator can act on. */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+/** A listener could not bind; its message is the one line an operator can act on. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
+/** The listen failure of `what`, configured by the variables `vars`, as one line. */
+export function listenError(error: NodeJS.ErrnoException, host: string, port: number, what = 'metrics listener', vars = { port: 'METRICS_PORT', host: 'METRICS_HOST' }): ListenError {
   const where = `${host}:${port}`;
   const hint =
     error.code === 'EADDRINUSE'
-      ? `${where} is already in use: choose another METRICS_PORT`
+      ? `${where} is already in use: choose another ${vars.port}`
       : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
-        ? `${host} is not an address of this machine: check METRICS_HOST`
+        ? `${host} is not an address of this machine: check ${vars.host}`
         : error.code === 'EACCES'
           ? `not allowed to listen on ${where}: use a port above 1023 or grant the permission`
           : `could not listen on ${where} (${error.code ?? error.message})`;
-  return new Error(`metrics listener: ${hint}`, { cause: error });
+  return new ListenError(`${what}: ${hint}`, { cause: error });
 }

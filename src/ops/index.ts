@@ -20,6 +20,8 @@ export interface ObservedBot {
   api: Pick<FeedApiClient, 'onResponse' | 'onCacheLookup'>;
   keys: Pick<KeyStore, 'onOperation' | 'ping'>;
   client: { ws: GatewaySource };
+  /** HTTP-interactions mode: no gateway to be ready. */
+  gatewayless?: boolean;
 }
 
 /** Subscribes the metrics to every hook of the bot; returns the unsubscribe. */
@@ -68,7 +70,7 @@ export function observe(bot: ObservedBot, opts: { keyStoreTimeoutMs?: number } =
     metrics,
     readiness: () =>
       checkReadiness(
-        { gateway: bot.client.ws, pingKeyStore: () => bot.keys.ping(), stopping: () => stopping },
+        { gateway: bot.gatewayless ? undefined : bot.client.ws, pingKeyStore: () => bot.keys.ping(), stopping: () => stopping },
         opts.keyStoreTimeoutMs === undefined ? {} : { keyStoreTimeoutMs: opts.keyStoreTimeoutMs },
       ),
     markStopping: () => void (stopping = true),

@@ -13,6 +13,10 @@ import type { ResponseListener } from '../api/response-events.js';
 import type { InteractionListener } from '../bot/interaction-record.js';
 import type { KeyStoreOperationListener } from '../keys/operations.js';
 import type { GatewaySource } from './gateway.js';
+import type { Listener } from '../observers.js';
+import type { HttpInteractionRequest } from '../http/interactions-server.js';
+
+type HttpRequestListener = Listener<HttpInteractionRequest>;
 import { LowestInWindow } from './lowest-in-window.js';
 
 export interface MetricsOptions {
@@ -136,6 +140,19 @@ export class BotMetrics {
     registers: [this.registry],
   });
 
+  private readonly httpRequests = new Counter({
+    name: 'feedbot_http_interaction_requests_total',
+    help: 'Requests to POST /interactions (INTERACTIONS_MODE=http), by outcome: answered, ping, bad_signature, stale, replayed, too_large, bad_request, no_answer, stopping.',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly httpSeconds = new Histogram({
+    name: 'feedbot_http_interaction_response_seconds',
+    help: 'From receipt of a POST /interactions to its HTTP answer (the first response, within Discord\'s 3 s).',
+    buckets: ACK_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);
     if (opts.defaultMetrics ?? true) collectProcessMetrics(this.registry);
@@ -223,6 +240,11 @@ export class BotMetrics {
   readonly onKeyStoreOperation: KeyStoreOperationListener = (o) => {
     this.storeOps.inc({ op: o.op, outcome: o.outcome });
     this.storeSeconds.observe({ op: o.op }, o.durationMs / 1000);
+  };
+
+  readonly onHttpRequest: HttpRequestListener = (r) => {
+    this.httpRequests.inc({ outcome: r.outcome });
+    if (r.outcome === 'answered' || r.outcome === 'ping') this.httpSeconds.observe(r.latencyMs / 1000);
   };
 
   /** The exposition in Prometheus text format, with its content type. */

@@ -7,7 +7,8 @@ import { KeyStoreError } from '../keys/errors.js';
 import { READY, statusName, type GatewaySource } from './gateway.js';
 
 export interface ReadinessSources {
-  gateway: GatewaySource;
+  /** Absent in HTTP-interactions mode, where no gateway session exists. */
+  gateway?: GatewaySource | undefined;
   /** A cheap real query of the key store (KeyStore.ping). */
   pingKeyStore(): Promise<void>;
   /** True once shutdown began: the process stops taking interactions. */
@@ -30,11 +31,13 @@ export async function checkReadiness(sources: ReadinessSources, opts: { keyStore
   const problems: string[] = [];
   if (sources.stopping?.()) problems.push('shutting down');
   const shards: Record<string, string> = {};
-  for (const [id, shard] of sources.gateway.shards) {
-    shards[String(id)] = statusName(shard.status);
-    if (shard.status !== READY) problems.push(`gateway shard ${id} is ${statusName(shard.status)}`);
+  if (sources.gateway) {
+    for (const [id, shard] of sources.gateway.shards) {
+      shards[String(id)] = statusName(shard.status);
+      if (shard.status !== READY) problems.push(`gateway shard ${id} is ${statusName(shard.status)}`);
+    }
+    if (sources.gateway.shards.size === 0) problems.push('no gateway shard yet (logging in)');
   }
-  if (sources.gateway.shards.size === 0) problems.push('no gateway shard yet (logging in)');
   const keyStore = await keyStoreState(sources.pingKeyStore, opts.keyStoreTimeoutMs ?? DEFAULT_KEY_STORE_TIMEOUT_MS);
   if (keyStore !== 'ok') problems.push(`key store: ${keyStore}`);
   return { ready: problems.length === 0, shards, keyStore, problems };

@@ -63,6 +63,8 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   feedbot_key_store_operation_duration_seconds: ['histogram', ['op']],
   feedbot_gateway_shard_status: ['gauge', ['shard']],
   feedbot_gateway_heartbeat_seconds: ['gauge', ['shard']],
+  feedbot_http_interaction_requests_total: ['counter', ['outcome']],
+  feedbot_http_interaction_response_seconds: ['histogram', []],
 };
 
 function familyOf(sample: string): string {
@@ -84,6 +86,8 @@ function busyMetrics(now: () => number = Date.now): BotMetrics {
   m.onKeyStoreOperation({ op: 'get', outcome: 'ok', durationMs: 0.2 });
   m.onKeyStoreOperation({ op: 'set', outcome: 'storage', durationMs: 12 });
   m.watch({ gateway: { shards: new Map([[0, { status: 0, ping: 42 }], [1, { status: 1, ping: -1 }]]) }, inFlight: () => 3 });
+  m.onHttpRequest({ outcome: 'answered', latencyMs: 40 });
+  m.onHttpRequest({ outcome: 'bad_signature', latencyMs: 1 });
   return m;
 }
 

@@ -1,0 +1,184 @@
+/**
+ * `POST /interactions` for INTERACTIONS_MODE=http: Discord's signed requests, verified before
+ * anything else is read, then handed to the same router as gateway interactions. The answer to
+ * the HTTP request is the interaction's first response (initial-response.ts).
+ *
+ *   401  missing or wrong signature, or a timestamp more than 5 minutes off (a replay)
+ *   409  an interaction id seen before (a replay inside those 5 minutes)
+ *   413  a body over MAX_BODY_BYTES; 415 not JSON; 400 not an interaction
+ *   200  {"type":1} to a PING; the first response to anything else
+ *   503  shutting down, or no first response within the deadline (Discord has given up by then)
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import type { Logger } from '../logger.js';
+import { listenError } from '../ops/http-server.js';
+import { Observers, type Listener } from '../observers.js';
+import type { InitialResponses } from './initial-response.js';
+import { isFreshTimestamp, type SeenInteractions } from './replay.js';
+import { isSignedByDiscord } from './signature.js';
+
+/** Interactions are small (options, a modal's fields, resolved users); Discord caps messages far below this. */
+export const MAX_BODY_BYTES = 256 * 1024;
+/** Discord waits 3 s for the first response; after that an answer reaches nobody. */
+const FIRST_RESPONSE_DEADLINE_MS = 3_000;
+
+const InteractionEnvelope = z.looseObject({
+  id: z.string().regex(/^\d{17,20}$/),
+  application_id: z.string().regex(/^\d{17,20}$/),
+  type: z.number().int().min(1),
+  token: z.string().min(1),
+});
+
+export type HttpOutcome = 'ping' | 'answered' | 'no_answer' | 'bad_signature' | 'stale' | 'replayed' | 'too_large' | 'bad_request' | 'stopping';
+
+export interface HttpInteractionRequest {
+  outcome: HttpOutcome;
+  /** Time from receipt to the HTTP answer. */
+  latencyMs: number;
+}
+
+export interface InteractionsServerOptions {
+  host: string;
+  port: number;
+  publicKey: KeyObject;
+  seen: SeenInteractions;
+  responses: InitialResponses;
+  /** Hands a verified interaction to discord.js and the router; false when not accepting. */
+  dispatch(raw: Record<string, unknown>): boolean;
+  logger: Logger;
+  now?: () => number;
+  deadlineMs?: number;
+}
+
+export interface InteractionsServer {
+  readonly url: string;
+  onRequest(listener: Listener<HttpInteractionRequest>): () => void;
+  close(): Promise<void>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly outcome: HttpOutcome,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function startInteractionsServer(opts: InteractionsServerOptions): Promise<InteractionsServer> {
+  const now = opts.now ?? Date.now;
+  const requests = new Observers<HttpInteractionRequest>('http interaction request');
+  let closing = false;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<HttpOutcome> {
+    if (closing) throw new Refusal(503, 'stopping', 'shutting down');
+    const signature = header(req, 'x-signature-ed25519');
+    const timestamp = header(req, 'x-signature-timestamp');
+    if (!signature || !timestamp) throw new Refusal(401, 'bad_signature', 'missing signature headers');
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new Refusal(415, 'bad_request', 'the body must be application/json');
+    const body = await readBody(req);
+    if (!isSignedByDiscord(opts.publicKey, signature, timestamp, body)) throw new Refusal(401, 'bad_signature', 'invalid request signature');
+    if (!isFreshTimestamp(timestamp, now())) throw new Refusal(401, 'stale', 'request timestamp too old or in the future');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new Refusal(400, 'bad_request', 'the body is not JSON');
+    }
+    const envelope = InteractionEnvelope.safeParse(parsed);
+    if (!envelope.success) throw new Refusal(400, 'bad_request', 'not an interaction');
+    const interaction = envelope.data;
+    if (interaction.type === 1) {
+      sendJson(res, 200, { type: 1 });
+      return 'ping';
+    }
+    if (!(await opts.seen.firstTime(interaction.id))) throw new Refusal(409, 'replayed', 'interaction already received');
+    const first = opts.responses.expect(interaction.id, opts.deadlineMs ?? FIRST_RESPONSE_DEADLINE_MS);
+    if (!opts.dispatch(interaction)) throw new Refusal(503, 'stopping', 'shutting down');
+    const answer = await first;
+    if (answer === undefined) throw new Refusal(503, 'no_answer', 'no response within the deadline');
+    sendJson(res, 200, answer);
+    return 'answered';
+  }
+
+  const server: Server = createServer((req, res) => {
+    const startedAt = performance.now();
+    const done = (outcome: HttpOutcome) => requests.emit({ outcome, latencyMs: performance.now() - startedAt });
+    const path = new URL(req.url ?? '/', 'http://interactions.invalid').pathname;
+    if (path !== '/interactions') return sendJson(res, 404, { error: 'not found' });
+    if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'POST' });
+    handle(req, res).then(done, (error: unknown) => {
+      if (error instanceof Refusal) {
+        if (!res.headersSent) sendJson(res, error.status, { error: error.message }, error.status === 413 ? { connection: 'close' } : {});
+        opts.logger.debug({ status: error.status, outcome: error.outcome }, 'interaction request refused');
+        return done(error.outcome);
+      }
+      opts.logger.error({ err: error }, 'interaction request failed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      done('bad_request');
+    });
+  });
+  server.requestTimeout = 10_000;
+  server.headersTimeout = 5_000;
+
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, opts.host, opts.port, 'interactions endpoint', { port: 'PORT', host: 'HOST' }));
+    server.once('error', failed);
+    server.listen({ host: opts.host, port: opts.port }, () => {
+      server.off('error', failed);
+      const { port, address, family } = server.address() as AddressInfo;
+      const url = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+      opts.logger.info({ url: `${url}/interactions` }, 'interactions endpoint listening');
+      let closed: Promise<void> | undefined;
+      resolve({
+        url,
+        onRequest: (listener) => requests.add(listener),
+        close() {
+          closing = true;
+          closed ??= new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeIdleConnections();
+          });
+          return closed;
+        },
+      });
+    });
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', ...extra });
+  res.end(body);
+}
+
+/** The raw body (the signature covers its exact bytes), refused past MAX_BODY_BYTES. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'too_large', `body over ${MAX_BODY_BYTES} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new Refusal(413, 'too_large', `body over ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
