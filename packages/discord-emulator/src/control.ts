@@ -8,6 +8,7 @@ import type { DiscordEmulator } from './emulator.js';
 import type { EmulatorEventMap } from './events.js';
 import { NoGatewaySessionError } from './gateway/protocol.js';
 import { WaitTimeoutError, type InteractionHandle } from './handle.js';
+import { InteractionsEndpointError } from './http-delivery/endpoint-check.js';
 import { BodyError, readBody, sendJson } from './http.js';
 import type { InteractionInput } from './options.js';
 import { InteractionInputError } from './payloads/options.js';
@@ -49,6 +50,7 @@ const ReconnectSchema = z.object({ shardId: ShardId });
 // 4000–4999: the application range, where Discord's own gateway close codes are.
 const DropSchema = z.object({ shardId: ShardId, code: z.number().int().min(4000).max(4999).optional() });
 const InvalidateSchema = z.object({ shardId: ShardId, resumable: z.boolean().default(false) });
+const EndpointSchema = z.object({ url: z.string().min(1).max(2048).nullable() });
 const PageSchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
@@ -84,7 +86,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   return result.data;
 }
 
-const SSE_EVENTS: (keyof EmulatorEventMap)[] = ['call', 'violation', 'interaction', 'message', 'commands', 'gateway'];
+const SSE_EVENTS: (keyof EmulatorEventMap)[] = ['call', 'violation', 'interaction', 'message', 'commands', 'gateway', 'delivery'];
 
 export function createControlHandler(emulator: DiscordEmulator, guard: RequestGuard) {
   const info = () => ({
@@ -97,8 +99,24 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
     guildCount: emulator.guilds().length,
     recommendedShards: emulator.recommendedShards(),
     ackDeadlineMs: emulator.ackDeadlineMs,
+    publicKey: emulator.publicKey,
+    interactionsEndpointUrl: emulator.interactionsEndpointUrl,
     shards: emulator.shards(),
   });
+
+  const application = () => ({ id: emulator.applicationId, publicKey: emulator.publicKey, interactionsEndpointUrl: emulator.interactionsEndpointUrl });
+
+  /** PUT /application/interactions-endpoint: the Developer Portal's field, with its checks. */
+  async function setEndpoint(req: IncomingMessage) {
+    const { url } = parse(EndpointSchema, await jsonBody(req));
+    try {
+      await emulator.setInteractionsEndpoint(url);
+    } catch (error) {
+      if (!(error instanceof InteractionsEndpointError)) throw error;
+      throw new ControlError(400, error.message, { check: error.check, reason: error.reason, ...error.formBody() });
+    }
+    return { status: 200, body: application() };
+  }
 
   const guildSummary = (g: ReturnType<DiscordEmulator['guilds']>[number]) => ({
     id: g.id,
@@ -167,6 +185,13 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
       }
       case 'GET /violations':
         return { status: 200, body: emulator.violations };
+      case 'GET /deliveries':
+        return { status: 200, body: emulator.deliveries };
+      case 'GET /application':
+        return { status: 200, body: application() };
+      case 'PUT /application/:id':
+        if (b === 'interactions-endpoint') return setEndpoint(req);
+        break;
       case 'DELETE /records':
         emulator.clearRecords();
         return { status: 204 };

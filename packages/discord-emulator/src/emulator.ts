@@ -5,26 +5,27 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIApplicationCommand, APIGatewaySessionStartLimit, APIMessage, APIUser } from 'discord-api-types/v10';
-import { CommandStore } from './commands.js';
-import { createControlHandler } from './control.js';
+import { assembleEmulator } from './assembly.js';
+import type { CommandStore } from './commands.js';
 import { createEventBus, type EmulatorEvents } from './events.js';
-import { Gateway } from './gateway/gateway.js';
-import { IdentifyLimiter, type IdentifyBucket } from './gateway/identify-limit.js';
+import type { Gateway } from './gateway/gateway.js';
+import type { IdentifyBucket, IdentifyLimiter } from './gateway/identify-limit.js';
 import type { ShardStatus } from './gateway/protocol.js';
 import { readyShards } from './gateway/sessions.js';
-import { GuildDirectory } from './guild-directory.js';
-import { makeUser, type NormalizedGuild } from './guilds.js';
+import type { GuildDirectory } from './guild-directory.js';
+import type { NormalizedGuild } from './guilds.js';
 import { InteractionHandle, type ActorOverrides, type HandleHost } from './handle.js';
-import { InteractionSender } from './interaction-sender.js';
-import { InteractionRegistry } from './interactions/registry.js';
-import { silentLogger, type Logger } from './log.js';
-import { MessageStore } from './messages.js';
+import type { DeliveryRecord } from './http-delivery/delivery-log.js';
+import type { HttpDelivery } from './http-delivery/http-delivery.js';
+import type { InteractionSigner } from './http-delivery/signer.js';
+import type { InteractionSender } from './interaction-sender.js';
+import type { InteractionRegistry } from './interactions/registry.js';
+import type { Logger } from './log.js';
+import type { MessageStore } from './messages.js';
 import { LOOPBACK, OptionsSchema, type EmulatorOptions, type InteractionInput, type ParsedOptions } from './options.js';
 import type { ModalValues } from './payloads/modal.js';
-import { RequestGuard } from './request-guard.js';
-import { RestEndpoint } from './rest-endpoint.js';
-import { createRestRouter } from './rest.js';
-import { createEmulatorServer } from './server.js';
+import type { RequestGuard } from './request-guard.js';
+import type { RestEndpoint } from './rest-endpoint.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
 import { validateCommandList } from './validation/commands.js';
 import { waitUntil } from './waiting.js';
@@ -47,79 +48,37 @@ export class DiscordEmulator implements HandleHost {
   private readonly rest: RestEndpoint;
   private readonly guard: RequestGuard; // own Host, JSON writes, CORS for one page: request-guard.ts
   private readonly sender: InteractionSender;
+  private readonly delivery: HttpDelivery; // interactions over HTTP: http-delivery/
   private readonly server: Server;
   private baseUrl = '';
+
+  /**
+   * The application's Ed25519 key pair: Discord signs what it POSTs to an Interactions Endpoint
+   * with it. Tests may sign their own requests with `signer.privateKey` (testing: signInteraction).
+   */
+  readonly signer: InteractionSigner;
 
   constructor(options: EmulatorOptions) {
     const parsed = OptionsSchema.parse(options);
     if (!LOOPBACK.has(parsed.host)) throw new Error(`the emulator binds to loopback only, not ${parsed.host}`);
     this.opts = parsed;
-    const guard = (this.guard = new RequestGuard(parsed.corsOrigin));
-    const logger = (this.logger = options.logger ?? silentLogger());
-    const applicationId = (this.applicationId = parsed.applicationId);
-    const botUser = (this.botUser = makeUser(applicationId, parsed.botUsername, { bot: true, global_name: null }));
-    const guilds = (this.guildDirectory = new GuildDirectory(options.guilds));
-    const events = this.events;
-    const messages = (this.messageStore = new MessageStore(() => `${this.baseUrl}/_emulator/attachments`));
-    const commands = (this.commandStore = new CommandStore(applicationId));
-    const registry = (this.registry = new InteractionRegistry({
-      ackDeadlineMs: parsed.ackDeadlineMs,
-      tokenLifetimeMs: parsed.tokenLifetimeMs,
-      messages,
-      events,
-      violation: (v) => this.rest.recordViolation(v),
-    }));
-    const limiter = (this.limiter = new IdentifyLimiter({
-      maxConcurrency: parsed.maxConcurrency,
-      windowMs: parsed.identifyWindowMs,
-      total: parsed.sessionStartLimit,
-      periodMs: parsed.sessionStartPeriodMs,
-    }));
-    const gateway = (this.gateway = new Gateway({
-      botToken: parsed.botToken,
-      applicationId,
-      applicationFlags: 0,
-      botUser,
-      guildsOfShard: (shardId, shardCount) => guilds.ofShard(shardId, shardCount),
-      heartbeatIntervalMs: parsed.heartbeatIntervalMs,
-      maxGuildsPerShard: parsed.maxGuildsPerShard,
-      allowedPrivilegedIntents: parsed.allowedPrivilegedIntents,
-      limiter,
-      violation: (v) => this.rest.recordViolation(v),
-      resumeUrl: () => this.gatewayUrl,
-      events,
-      logger,
-    }));
-    const router = createRestRouter({
-      applicationId,
-      applicationName: parsed.applicationName,
-      applicationFlags: 0,
-      botUser,
-      guild: (id) => guilds.get(id),
-      channel: (id) => guilds.channel(id),
-      guildCount: () => guilds.list.length,
-      commands,
-      responses: { applicationId, botUser, registry, messages, events },
-      messages,
-      events,
-      gatewayUrl: () => this.gatewayUrl,
-      recommendedShards: () => this.recommendedShards(),
-      sessionStartLimit: () => limiter.sessionStartLimit(),
-    });
-    this.rest = new RestEndpoint({ router, guard, botToken: parsed.botToken, maxRecordedCalls: parsed.maxRecordedCalls, registry, events, logger });
-    this.sender = new InteractionSender({
-      applicationId,
-      botUser,
-      defaultUserId: parsed.defaultUserId,
-      guilds,
-      commands,
-      registry,
-      messages,
-      gateway,
-      logger,
-      host: this,
-    });
-    this.server = createEmulatorServer({ guard, rest: this.rest, control: createControlHandler(this, guard), gateway, logger });
+    this.applicationId = parsed.applicationId;
+    ({
+      logger: this.logger,
+      botUser: this.botUser,
+      guard: this.guard,
+      guildDirectory: this.guildDirectory,
+      messageStore: this.messageStore,
+      commandStore: this.commandStore,
+      registry: this.registry,
+      limiter: this.limiter,
+      gateway: this.gateway,
+      rest: this.rest,
+      signer: this.signer,
+      delivery: this.delivery,
+      sender: this.sender,
+      server: this.server,
+    } = assembleEmulator(options, parsed, this));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -161,10 +120,18 @@ export class DiscordEmulator implements HandleHost {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.baseUrl = `http://${host}:${address.port}`;
     this.logger.info({ apiUrl: this.apiUrl, gatewayUrl: this.gatewayUrl, guilds: this.guildDirectory.list.length }, 'discord emulator listening');
+    if (this.opts.interactionsEndpointUrl !== undefined) {
+      // Checked like any other endpoint; an emulator that cannot deliver as asked does not start.
+      await this.setInteractionsEndpoint(this.opts.interactionsEndpointUrl).catch(async (error: unknown) => {
+        await this.close();
+        throw error;
+      });
+    }
     return this;
   }
 
   async close(): Promise<void> {
+    await this.delivery.close();
     this.registry.close();
     this.events.emit('gateway', { type: 'close', at: Date.now(), shard: null, detail: 'emulator closing' });
     await this.gateway.close();
@@ -189,6 +156,35 @@ export class DiscordEmulator implements HandleHost {
   /** Violations and calls are kept until cleared. */
   clearRecords(): void {
     this.rest.clear();
+    this.delivery.log.clear();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Interactions over HTTP
+
+  /** The application's public key: 64 lowercase hex characters (Developer Portal "Public Key", `verify_key`). */
+  get publicKey(): string {
+    return this.signer.publicKey;
+  }
+
+  /** Where interactions are POSTed; null: they are dispatched over the gateway. */
+  get interactionsEndpointUrl(): string | null {
+    return this.delivery.url;
+  }
+
+  /**
+   * Sets the Interactions Endpoint URL as the Developer Portal does: a PING with an invalid
+   * signature must be answered 401 and a signed PING 200 `{"type":1}`, else it throws
+   * InteractionsEndpointError (saying which check failed) and keeps the previous URL. null:
+   * back to the gateway. Resolves with the URL saved.
+   */
+  setInteractionsEndpoint(url: string | null): Promise<string | null> {
+    return this.delivery.setEndpoint(url);
+  }
+
+  /** Every request sent to an Interactions Endpoint (PING checks included), oldest first. */
+  get deliveries(): DeliveryRecord[] {
+    return this.delivery.log.records;
   }
 
   guilds(): NormalizedGuild[] {

@@ -1,6 +1,7 @@
 /** The emulator's event bus: the control API's event stream and the `waitFor…` helpers listen here. */
 import { EventEmitter } from 'node:events';
 import type { APIApplicationCommand, APIMessage } from 'discord-api-types/v10';
+import type { DeliveryRecord } from './http-delivery/delivery-log.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
 
 export interface GatewayEvent {
@@ -29,6 +30,8 @@ export interface EmulatorEventMap {
   message: [MessageEvent];
   commands: [{ guildId: string | null; commands: APIApplicationCommand[] }];
   gateway: [GatewayEvent];
+  /** A request sent to the Interactions Endpoint, answered or not. */
+  delivery: [DeliveryRecord];
 }
 
 export type EmulatorEvents = EventEmitter<EmulatorEventMap>;

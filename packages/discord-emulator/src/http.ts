@@ -32,8 +32,12 @@ export interface ParsedBody {
 
 /** JSON, or multipart/form-data with `payload_json` and `files[n]` (how discord.js uploads). */
 export async function parseBody(req: IncomingMessage, raw: Buffer): Promise<ParsedBody> {
+  return parseBodyOfType(req.headers['content-type'] ?? '', raw);
+}
+
+/** The same, for a body read elsewhere (the answer of an Interactions Endpoint). */
+export async function parseBodyOfType(type: string, raw: Buffer): Promise<ParsedBody> {
   if (raw.length === 0) return { body: undefined, files: [] };
-  const type = req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     const form = await new Request('http://emulator.invalid/', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(raw) }).formData();
     const files: UploadedFile[] = [];

@@ -1,7 +1,8 @@
 /**
  * What a user does in the Discord client, turned into interactions: builds the payload the client
  * would send (refusing what the client would not let the user do), dispatches it over the gateway
- * to the shard that owns the guild, and registers it so its acknowledgement clock starts.
+ * to the shard that owns the guild, or POSTs it to the Interactions Endpoint when one is set, and
+ * registers it so its acknowledgement clock starts.
  */
 import { ApplicationCommandOptionType, ComponentType, type APIInteraction, type APIInteractionDataResolved, type APIUser } from 'discord-api-types/v10';
 import type { CommandStore } from './commands.js';
@@ -35,6 +36,8 @@ export interface InteractionSenderDeps {
   registry: InteractionRegistry;
   messages: MessageStore;
   gateway: Gateway;
+  /** Interactions over HTTP, when an Interactions Endpoint URL is set. */
+  delivery: { readonly active: boolean; deliver(rec: InteractionRecord): void };
   logger: Logger;
   /** Handles call back into the emulator for follow-up actions (press, select, submit). */
   host: HandleHost;
@@ -147,9 +150,17 @@ export class InteractionSender {
   }
 
   private dispatch(payload: APIInteraction, meta: RegisterMeta): InteractionHandle {
-    const { shardId } = this.deps.gateway.dispatchToGuild(meta.ctx.guild.id, 'INTERACTION_CREATE', payload);
-    const rec = this.deps.registry.register(payload, { ...meta, shardId });
-    this.deps.logger.debug({ interactionId: rec.id, kind: rec.kind, shardId }, 'interaction dispatched');
+    const { delivery, gateway, registry, logger } = this.deps;
+    if (delivery.active) {
+      // Registered first: the bot may answer through the callback route before the POST returns.
+      const rec = registry.register(payload, { ...meta, shardId: null });
+      delivery.deliver(rec);
+      logger.debug({ interactionId: rec.id, kind: rec.kind }, 'interaction posted to the interactions endpoint');
+      return new InteractionHandle(this.deps.host, rec.id, rec.token, payload);
+    }
+    const { shardId } = gateway.dispatchToGuild(meta.ctx.guild.id, 'INTERACTION_CREATE', payload);
+    const rec = registry.register(payload, { ...meta, shardId });
+    logger.debug({ interactionId: rec.id, kind: rec.kind, shardId }, 'interaction dispatched');
     return new InteractionHandle(this.deps.host, rec.id, rec.token, payload);
   }
 

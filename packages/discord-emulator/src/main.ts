@@ -2,14 +2,15 @@
  * Runs the Discord emulator on its own (`npm run emulator -- --help`).
  *
  * The bot token comes from the environment (DISCORD_TOKEN by default, `.env` is read), so the
- * bot and the emulator agree on it without it ever being printed.
+ * bot and the emulator agree on it without it ever being printed. So does the interactions
+ * private key, when it is fixed; its public key is printed, for the bot to verify with.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createLogger } from './log.js';
 import { EmulatedGuildSchema, generateGuilds } from './guilds.js';
-import { startEmulator } from './index.js';
+import { InteractionsEndpointError, startEmulator, type DiscordEmulator } from './index.js';
 import type { EmulatedGuild } from './types.js';
 
 const HELP = `Usage: npm run emulator -- [options]
@@ -33,6 +34,12 @@ Options (environment variable in brackets):
   --heartbeat-interval-ms <n>  HELLO heartbeat_interval, default 41250
   --cors-origin <origin>       the one web page that may call the control API from a browser,
                                exactly, e.g. http://127.0.0.1:8080; default none [EMULATOR_CORS_ORIGIN]
+  --interactions-endpoint <url>  deliver interactions over HTTP to this Interactions Endpoint URL
+                               (checked with PINGs first; https, or http on this machine)
+                               [EMULATOR_INTERACTIONS_ENDPOINT_URL]
+  --endpoint-ca-file <path>    PEM certificate(s) to trust for an https endpoint [EMULATOR_ENDPOINT_CA_FILE]
+  The interactions key pair is new on every start, unless EMULATOR_INTERACTIONS_PRIVATE_KEY holds
+  a fixed Ed25519 private key (64 hex characters of seed, or PKCS#8 PEM); never printed.
   --log-level <level>          default info [LOG_LEVEL]
   -h, --help
 `;
@@ -55,12 +62,39 @@ const ArgsSchema = z.object({
   ackDeadlineMs: int(1).default(3000),
   heartbeatIntervalMs: int(10).default(41_250),
   corsOrigin: z.string().optional(),
+  interactionsEndpoint: z.string().optional(),
+  endpointCaFile: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 function applicationIdFromToken(token: string): string | undefined {
   const decoded = Buffer.from(token.split('.')[0] ?? '', 'base64').toString('utf8');
   return /^\d{17,20}$/.test(decoded) ? decoded : undefined;
+}
+
+/**
+ * Interactions go to the endpoint once it passes the checks; one that does not answer yet (the bot
+ * starting after the emulator) is tried again for a minute. Meanwhile they go over the gateway.
+ */
+async function useEndpoint(emulator: DiscordEmulator, url: string): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await emulator.setInteractionsEndpoint(url);
+      process.stdout.write(`  interactions are POSTed to ${emulator.interactionsEndpointUrl}\n`);
+      return;
+    } catch (error) {
+      const waiting = error instanceof InteractionsEndpointError && error.unanswered && Date.now() < giveUpAt;
+      if (waiting) {
+        if (attempt === 1) process.stdout.write(`  waiting for ${url} to answer (up to a minute)…\n`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        continue;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      process.stderr.write(`Interactions endpoint not set, interactions go over the gateway: ${reason}\n`);
+      return;
+    }
+  }
 }
 
 function readJson(path: string): unknown {
@@ -86,6 +120,8 @@ async function main(): Promise<void> {
       'ack-deadline-ms': { type: 'string' },
       'heartbeat-interval-ms': { type: 'string' },
       'cors-origin': { type: 'string' },
+      'interactions-endpoint': { type: 'string' },
+      'endpoint-ca-file': { type: 'string' },
       'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -111,6 +147,8 @@ async function main(): Promise<void> {
     ackDeadlineMs: values['ack-deadline-ms'],
     heartbeatIntervalMs: values['heartbeat-interval-ms'],
     corsOrigin: values['cors-origin'] ?? (env.EMULATOR_CORS_ORIGIN || undefined),
+    interactionsEndpoint: values['interactions-endpoint'] ?? (env.EMULATOR_INTERACTIONS_ENDPOINT_URL || undefined),
+    endpointCaFile: values['endpoint-ca-file'] ?? (env.EMULATOR_ENDPOINT_CA_FILE || undefined),
     logLevel: values['log-level'] ?? (env.LOG_LEVEL || undefined),
   });
   const botToken = env[args.tokenEnv]?.trim();
@@ -138,6 +176,8 @@ async function main(): Promise<void> {
     ackDeadlineMs: args.ackDeadlineMs,
     heartbeatIntervalMs: args.heartbeatIntervalMs,
     ...(args.corsOrigin ? { corsOrigin: args.corsOrigin } : {}),
+    ...(env.EMULATOR_INTERACTIONS_PRIVATE_KEY ? { interactionsPrivateKey: env.EMULATOR_INTERACTIONS_PRIVATE_KEY } : {}),
+    ...(args.endpointCaFile ? { endpointCa: readFileSync(args.endpointCaFile) } : {}),
     logger,
   });
   if (args.commandsFile) emulator.setCommands(z.array(z.unknown()).parse(readJson(args.commandsFile)));
@@ -149,9 +189,12 @@ async function main(): Promise<void> {
       `  control  ${emulator.controlUrl}   (events: ${emulator.controlUrl}/events)`,
       `  application ${applicationId}, ${guilds.length} guild(s), ${emulator.recommendedShards()} recommended shard(s); token from ${args.tokenEnv}`,
       `  identify: max_concurrency ${args.maxConcurrency}, one per bucket per ${args.identifyWindowMs} ms, ${args.sessionStartLimit} per 24 h`,
+      `  interactions public key ${emulator.publicKey}${env.EMULATOR_INTERACTIONS_PRIVATE_KEY ? ' (fixed)' : ' (new on every start)'}`,
+      `  interactions endpoint: PUT ${emulator.controlUrl}/application/interactions-endpoint {"url": …}`,
       '',
     ].join('\n'),
   );
+  if (args.interactionsEndpoint) await useEndpoint(emulator, args.interactionsEndpoint);
   const stop = () => {
     void emulator.close().then(() => process.exit(0));
   };

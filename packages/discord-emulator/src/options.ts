@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import type { APIInteraction } from 'discord-api-types/v10';
 import type { ActorOverrides } from './handle.js';
+import type { PrivateKeyInput } from './http-delivery/signer.js';
+import type { EndpointCa } from './http-delivery/transport.js';
 import type { Logger } from './log.js';
 import type { ModalValues } from './payloads/modal.js';
 import type { CommandInput } from './payloads/options.js';
@@ -50,6 +52,20 @@ export interface EmulatorOptions {
    * from a browser. Default none: no CORS headers, and writes carrying any Origin are refused.
    */
   corsOrigin?: string;
+  /**
+   * Deliver interactions over HTTP to this Interactions Endpoint URL instead of the gateway. It is
+   * checked once the emulator listens, as the Developer Portal checks it (PINGs); `listen()` /
+   * `startEmulator()` reject with InteractionsEndpointError if it fails. Or set it later:
+   * `setInteractionsEndpoint(url)`.
+   */
+  interactionsEndpointUrl?: string;
+  /**
+   * The application's Ed25519 private key (64 hex characters of seed, or PKCS#8 PEM), for a
+   * public key that stays the same across runs; default a new key pair per emulator.
+   */
+  interactionsPrivateKey?: PrivateKeyInput;
+  /** Certificates (PEM) to trust for an https Interactions Endpoint, e.g. a test's self-signed one. */
+  endpointCa?: EndpointCa;
   logger?: Logger;
 }
 
@@ -81,6 +97,7 @@ export const OptionsSchema = z.object({
     .string()
     .refine(isExactOrigin, 'corsOrigin must be one exact origin such as http://127.0.0.1:8080 (scheme, host, port; no wildcard, no path)')
     .optional(),
+  interactionsEndpointUrl: z.string().min(1).optional(),
 });
 
 export type ParsedOptions = z.infer<typeof OptionsSchema>;

@@ -98,7 +98,7 @@ export class RequestGuard {
     if (origin !== this.corsOrigin) return { vary: 'origin' };
     return {
       'access-control-allow-origin': origin,
-      'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+      'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
       'access-control-allow-headers': 'content-type',
       vary: 'origin',
     };

@@ -90,7 +90,7 @@ export class RestEndpoint {
         result =
           match.handler.auth && req.headers.authorization !== `Bot ${this.deps.botToken}`
             ? answer(401, '401: Unauthorized', 0, 'unauthorized')
-            : match.handler.handle({ params: match.params, query: url.searchParams, body, files });
+            : await match.handler.handle({ params: match.params, query: url.searchParams, body, files });
       }
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
@@ -128,12 +128,21 @@ export class RestEndpoint {
     if (this.calls.length > this.deps.maxRecordedCalls) this.calls.shift();
     this.deps.logger.debug({ method: call.method, route: call.route, status: call.status }, 'rest call');
     this.deps.events.emit('call', call);
+    this.recordRejection(result, call);
+  }
+
+  /**
+   * Records a refused answer (one with a `violation`) as a violation, against its interaction:
+   * for REST calls, and for the answers of an Interactions Endpoint (http-delivery/).
+   */
+  recordRejection(result: RestResult, where: Pick<RecordedCall, 'at' | 'method' | 'route' | 'path' | 'body'>): void {
     if (!result.violation) return;
     const { kind, interactionId, errors } = result.violation;
     const errorBody = (result.body ?? {}) as { code?: number; message?: string };
     const code = errorBody.code ?? 0;
     const message = errorBody.message ?? '';
-    const { method, route, path, status, body } = call;
+    const { method, route, path, body } = where;
+    const status = result.status;
     this.recordViolation({
       kind,
       status,
@@ -146,6 +155,6 @@ export class RestEndpoint {
       ...(errors !== undefined ? { errors } : {}),
       body,
     });
-    if (interactionId) this.deps.registry.noteError(interactionId, { at: call.at, method, route, status, code, message });
+    if (interactionId) this.deps.registry.noteError(interactionId, { at: where.at, method, route, status, code, message });
   }
 }

@@ -21,6 +21,7 @@ import {
   type RestResult,
 } from './errors.js';
 import { emitMessage, type EmulatorEvents } from './events.js';
+import { InteractionsEndpointError } from './http-delivery/endpoint-check.js';
 import { channelPayload, guildPayload, memberPayload, makeUser, rolePayload, type NormalizedGuild } from './guilds.js';
 import { interactionCallback } from './interactions/callback.js';
 import type { ResponseContext } from './interactions/response-message.js';
@@ -38,7 +39,7 @@ export interface RestRequest {
   files: UploadedFile[];
 }
 
-type Handler = (req: RestRequest) => RestResult;
+type Handler = (req: RestRequest) => RestResult | Promise<RestResult>;
 
 export interface RestRoute {
   auth: boolean;
@@ -54,6 +55,8 @@ export interface RestDeps {
   applicationName: string;
   applicationFlags: number;
   botUser: APIUser;
+  /** The application's owner. */
+  owner: APIUser;
   guild: (id: string) => NormalizedGuild | undefined;
   channel: (id: string) => { guild: NormalizedGuild; channel: NormalizedGuild['channels'][number] } | undefined;
   guildCount: () => number;
@@ -65,6 +68,13 @@ export interface RestDeps {
   recommendedShards: () => number;
   /** The IDENTIFYs made so far count against it. */
   sessionStartLimit: () => APIGatewaySessionStartLimit;
+  /** The application's interactions key pair: `verify_key` is its public key. */
+  interactions: {
+    publicKey: string;
+    endpointUrl: () => string | null;
+    /** Checks the endpoint as the Developer Portal does; throws InteractionsEndpointError. */
+    setEndpoint: (url: string | null) => Promise<unknown>;
+  };
 }
 
 export function createRestRouter(deps: RestDeps): Router<RestRoute> {
@@ -84,14 +94,14 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
     bot: deps.botUser,
     bot_public: true,
     bot_require_code_grant: false,
-    verify_key: '0'.repeat(64),
+    verify_key: deps.interactions.publicKey,
     flags: deps.applicationFlags,
     team: null,
-    owner: makeUser('100000000000000001', 'emulator-owner'),
+    owner: deps.owner,
     approximate_guild_count: deps.guildCount(),
     integration_types_config: { '0': {} },
     redirect_uris: [],
-    interactions_endpoint_url: null,
+    interactions_endpoint_url: deps.interactions.endpointUrl(),
     tags: [],
   });
 
@@ -100,7 +110,24 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
   bot('GET', '/users/@me', () => ok(deps.botUser));
   bot('GET', '/applications/@me', () => ok(application()));
   bot('GET', '/oauth2/applications/@me', () => ok(application()));
-  bot('PATCH', '/applications/@me', () => ok(application()));
+  // Only interactions_endpoint_url changes anything; it is checked first, as the portal does.
+  bot('PATCH', '/applications/@me', async ({ body }) => {
+    const url = isObject(body) ? body.interactions_endpoint_url : undefined;
+    if (url === undefined) return ok(application());
+    if (url !== null && typeof url !== 'string') {
+      const e = new FormErrors();
+      e.add(['interactions_endpoint_url'], 'STRING_TYPE_CONVERT', `Could not interpret "${String(url)}" as string.`);
+      return invalidFormBody(e);
+    }
+    try {
+      await deps.interactions.setEndpoint(url === '' ? null : url);
+    } catch (error) {
+      if (!(error instanceof InteractionsEndpointError)) throw error;
+      const { code, message, errors } = error.formBody();
+      return discordError(400, code, message, 'invalid_form_body', { errors });
+    }
+    return ok(application());
+  });
 
   // -- application commands, global (:guild absent) and per guild
   const scope = (params: Record<string, string>): string | null | RestResult => {

@@ -81,11 +81,16 @@ export type ViolationKind =
   /** Gateway: an IDENTIFY while the shard's max_concurrency bucket was still in its identify window. */
   | 'identify_rate_limited'
   /** Gateway: an IDENTIFY with no session start remaining. */
-  | 'session_start_limit';
+  | 'session_start_limit'
+  /**
+   * HTTP delivery: the Interactions Endpoint answered in a way Discord does not take (not 2xx,
+   * unreachable, no or unreadable interaction response, a 202 with a body, ...).
+   */
+  | 'interactions_endpoint';
 
 /**
- * Something Discord would have rejected (every 4xx answer, every IDENTIFY over a limit), or an
- * interaction nobody acknowledged.
+ * Something Discord would have rejected (every 4xx answer, every IDENTIFY over a limit, every
+ * refused answer of the Interactions Endpoint), or an interaction nobody acknowledged.
  */
 export interface Violation {
   at: number;

@@ -109,6 +109,17 @@ export class InteractionRegistry {
     this.changed(rec);
   }
 
+  /**
+   * The answer to an HTTP delivery failed the interaction (the reason was recorded as a
+   * violation): Discord shows "This interaction failed" at once, and the token is no good.
+   */
+  fail(rec: InteractionRecord): void {
+    if (rec.state !== 'pending') return;
+    rec.state = 'expired';
+    if (rec.timer) clearTimeout(rec.timer);
+    this.changed(rec);
+  }
+
   /** Bumps the version and tells listeners (handles waiting, the control API's event stream). */
   changed(rec: InteractionRecord): void {
     rec.version++;

@@ -1,6 +1,7 @@
 /**
  * Test doubles for a discord.js bot's unit tests, without an emulator: raw interaction payloads,
- * a REST recorder to plug into the client, and the emulator's snowflake generator. See ../../README.md.
+ * a REST recorder to plug into the client, the emulator's snowflake generator, and signed
+ * requests as Discord sends them to an Interactions Endpoint. See ../../README.md.
  */
 export { dispatchInteraction } from './dispatch.js';
 export { fakeMessage, type FakeMessageOptions } from './messages.js';
@@ -14,3 +15,5 @@ export {
 } from './payloads.js';
 export { RestRecorder, type RecordedRequest, type RestRecorderOptions } from './rest-recorder.js';
 export { snowflake, snowflakeTimestamp } from '../snowflake.js';
+export { signInteraction, verifyInteractionSignature, type SignedInteraction } from './signature.js';
+export { InteractionSigner, type PrivateKeyInput } from '../http-delivery/signer.js';
