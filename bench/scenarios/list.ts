@@ -18,4 +18,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 6, key: 'key-store', title: 'Key store', load: () => import('./6-key-store.js') },
   { id: 7, key: 'sandbox', title: 'Sandbox', load: () => import('./7-sandbox.js') },
   { id: 8, key: 'startup', title: 'Start-up', load: () => import('./8-startup.js') },
+  { id: 9, key: 'sharded', title: 'Sharded start-up', load: () => import('./9-sharded.js') },
 ];

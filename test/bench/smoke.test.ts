@@ -1,10 +1,14 @@
 /**
  * Smoke test of the benchmark harness (`npm run bench`): scenario 2 at a tiny size, end to end
- * (sandbox worker over HTTPS, the real bot, the naive baseline, the sandbox's own request count).
+ * (sandbox worker over HTTPS, the real bot, the naive baseline, the sandbox's own request count),
+ * and scenario 9 with two processes of each side on the emulator.
  * It checks what is counted, never how fast anything was.
  */
 import { describe, expect, it } from 'vitest';
 import { run } from '../../bench/scenarios/2-autocomplete-storm.js';
+import { run as run9 } from '../../bench/scenarios/9-sharded.js';
+import { shardLayout } from '../../bench/lib/shard-group.js';
+import { formatShardIds } from '../../src/sharding/shard-ids.js';
 
 describe('bench scenario 2 (autocomplete storm), tiny', () => {
   it('counts upstream requests on both sides and reports every metric with its baseline', async () => {
@@ -20,4 +24,32 @@ describe('bench scenario 2 (autocomplete storm), tiny', () => {
     expect(typeof p99?.baseline).toBe('number');
     expect(result.details.upstreamByStatus).toEqual({ bot: { '200': 1 }, naive: { '200': 24 } });
   }, 20_000);
+});
+
+describe('bench scenario 9 (sharded start-up), tiny', () => {
+  it('splits shards between processes by whole identify buckets, or in contiguous runs', () => {
+    const shape = { processes: 4, shardCount: 48, maxConcurrency: 16 };
+    expect(shardLayout('aligned', shape).map(formatShardIds)).toEqual(['0-3,16-19,32-35', '4-7,20-23,36-39', '8-11,24-27,40-43', '12-15,28-31,44-47']);
+    expect(shardLayout('contiguous', shape).map(formatShardIds)).toEqual(['0-11', '12-23', '24-35', '36-47']);
+    // Fewer shards than buckets: the buckets in use are split, so no process is left empty.
+    expect(shardLayout('aligned', { processes: 2, shardCount: 4, maxConcurrency: 16 })).toEqual([[0, 1], [2, 3]]);
+  });
+
+  it('starts each group of processes, counts their guilds and identifies, and reports every metric with its baseline', async () => {
+    const result = await run9({ quick: true, log: () => undefined, overrides: { guilds: 200, processes: 2, shardCount: 4, rounds: 1, contiguous: 0, settleMs: 200 } });
+    expect(result.error).toBeUndefined();
+    const runs = result.details.runs as { side: string; identifies: number; rateLimited: number; processes: { guilds: number; guildsAtReady: number }[] }[];
+    expect(runs.map((r) => r.side).sort()).toEqual(['baseline', 'bot']);
+    for (const r of runs) {
+      // One IDENTIFY per shard: two processes that own different buckets never get op 9.
+      expect(r).toMatchObject({ identifies: 4, rateLimited: 0 });
+      expect(r.processes.map((p) => p.guildsAtReady)).toEqual(r.processes.map((p) => p.guilds));
+      expect(r.processes.reduce((sum, p) => sum + p.guilds, 0)).toBe(200);
+    }
+    for (const m of result.metrics) {
+      expect(typeof m.value, m.name).toBe('number');
+      expect(typeof m.baseline, m.name).toBe('number');
+    }
+    expect(result.metrics.find((m) => m.name === 'RSS per guild held, bucket-aligned')).toMatchObject({ unit: 'KB', target: '≤ baseline' });
+  }, 30_000);
 });
