@@ -69,7 +69,7 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
     unknownScopes: SCOPES.filter((s) => probe.scopes[s] === null),
     ownership: owner.verdict,
   });
-  if (previous && previous.apiKey !== apiKey) ctx.services.api.forgetKey(previous.apiKey);
+  if (previous && previous.apiKey !== apiKey) await ctx.services.api.forgetKey(previous.apiKey);
   await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, maskKey(apiKey), probe.scopes, owner.verdict)] });
 }
 
@@ -107,7 +107,7 @@ const remove: SlashDeclaration = {
     const guildId = ctx.guildId();
     const stored = await ctx.services.keys.get(guildId).catch(() => undefined);
     const removed = await ctx.services.keys.delete(guildId);
-    if (stored) ctx.services.api.forgetKey(stored.apiKey);
+    if (stored) await ctx.services.api.forgetKey(stored.apiKey);
     await ctx.respond.send({ embeds: [noticeEmbed(ctx.t(removed ? 'apikey.removed' : 'apikey.removed.none'))] });
   },
 };

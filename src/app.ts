@@ -6,6 +6,8 @@
 import { Events, type Client, type ClientOptions } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { FeedApiClient } from './api/client.js';
+import type { SharedStateBackend } from './api/shared-state.js';
+import { RedisSharedState } from './api/shared/redis-state.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import type { BotServices } from './bot/context.js';
 import { createRouter, type InteractionRouter } from './bot/router.js';
@@ -43,28 +45,38 @@ export interface StartBotOptions {
   drainTimeoutMs?: number;
   /** `http`: interactions come from POST /interactions and their first response goes back in its answer. */
   transport?: 'gateway' | 'http';
+  /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
+  sharedState?: SharedStateBackend;
 }
 
 export type BotConfig = Pick<
   Config,
   'FEED_API_URL' | 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_SECRET_PREVIOUS' | 'DATABASE_URL' | 'DISCORD_API_URL' | 'FEED_API_TIMEOUT_MS'
 > &
-  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS'>>;
+  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS' | 'REDIS_URL'>>;
 
 export async function createBot(config: BotConfig, opts: StartBotOptions): Promise<BotApp> {
   const { logger } = opts;
+  // Connected first: a wrong REDIS_URL stops start-up with one message, before anything else opens.
+  const ownSharedState = !opts.sharedState && config.REDIS_URL ? await RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' })) : undefined;
+  const sharedState = opts.sharedState ?? ownSharedState;
+  if (sharedState) logger.info({ where: sharedState.where }, 'rate gate and feeds cache shared with the other replicas');
   const keys = await KeyStore.open({
     databaseUrl: config.DATABASE_URL,
     secret: config.KEY_ENCRYPTION_SECRET,
     previousSecrets: config.KEY_ENCRYPTION_SECRET_PREVIOUS ? [config.KEY_ENCRYPTION_SECRET_PREVIOUS] : [],
     // The store binds its own component ('key-store'); a second one here duplicated the field.
     logger,
+  }).catch(async (error: unknown) => {
+    await ownSharedState?.close();
+    throw error;
   });
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
     timeoutMs: config.FEED_API_TIMEOUT_MS,
     logger: logger.child({ component: 'api' }),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    ...(sharedState ? { sharedState } : {}),
   });
   const initialResponses = opts.transport === 'http' ? new InitialResponses() : undefined;
   const client = createDiscordClient({
@@ -112,6 +124,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         for (const command of commands) command.dispose?.();
         await client.destroy();
         await keys.close();
+        await ownSharedState?.close();
       })();
       return stopping;
     },

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseRedisUrl } from './api/shared/redis-url.js';
 import { parseStoreUrl } from './keys/store-url.js';
 import { parseShardIds } from './sharding/shard-ids.js';
 
@@ -122,6 +123,18 @@ const databaseUrl = z
     }
   });
 
+/** redis:// or rediss://…, where replicas share the rate gate and feeds cache; messages never quote the URL. */
+const redisUrl = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    try {
+      parseRedisUrl(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : 'REDIS_URL is not valid' });
+    }
+  });
+
 /** SHARD_IDS: the shards this process (or this host's manager) runs, e.g. `0-3` or `0,2,5`. */
 const shardIds = z
   .string()
@@ -150,6 +163,8 @@ export const ConfigFields = z.object({
   KEY_ENCRYPTION_SECRET: base64Secret,
   KEY_ENCRYPTION_SECRET_PREVIOUS: base64Secret.optional(),
   DATABASE_URL: databaseUrl.default('sqlite://./data/feedbot.sqlite'),
+  /** Replicas share the per-key rate gate and the feeds cache there; each process keeps its own when unset. */
+  REDIS_URL: redisUrl.optional(),
   DISCORD_API_URL: baseUrl('DISCORD_API_URL', ['https', 'http'], 'http://127.0.0.1:8787/api').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   LOG_PRETTY: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),

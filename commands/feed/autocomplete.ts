@@ -26,7 +26,7 @@ export async function autocomplete(interaction: AutocompleteInteraction, ctx: Ha
   const started = ctx.now();
   const guildId = interaction.guildId;
   if (!guildId) return interaction.respond([]);
-  let feeds = ctx.services.api.cachedFeeds(guildId);
+  let feeds = await ctx.services.api.cachedFeeds(guildId);
   if (!feeds) {
     const stored = await ctx.services.keys.get(guildId);
     if (!stored) return interaction.respond([]);

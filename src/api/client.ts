@@ -18,10 +18,12 @@ import {
 } from '@feedbot/feed-api-contract';
 import type { Logger } from '../logger.js';
 import { FeedApiError, NotFoundError } from './errors.js';
-import { FeedsCache, type CacheLookupListener } from './feeds-cache.js';
+import { FeedsCache, type CacheLookupListener, type FeedsCacheStore } from './feeds-cache.js';
+import type { GateSnapshot } from './gate.js';
 import { FeedApiRequester, hashApiKey, type RequesterOptions } from './request.js';
 import { responseLogger } from './request-log.js';
 import type { ResponseListener } from './response-events.js';
+import type { SharedStateBackend } from './shared-state.js';
 import { AuthSchema, IdSchema, PostsQueryInputSchema, parseInput } from './validation.js';
 
 export interface ApiAuth {
@@ -36,6 +38,8 @@ export interface FeedApiClientOptions extends RequesterOptions {
   maxTrackedEntries?: number;
   /** When given, every attempt is logged at debug level (a subscriber of `onResponse`). */
   logger?: Logger;
+  /** Where the rate gate and the feeds cache live when replicas share them; this process when absent. */
+  sharedState?: SharedStateBackend;
 }
 
 const CacheOptionsSchema = z.object({
@@ -46,12 +50,15 @@ const CacheOptionsSchema = z.object({
 export class FeedApiClient {
   /** The request layer under the route methods, for callers that compose their own calls (key probing). */
   readonly requester: FeedApiRequester;
-  private readonly cache: FeedsCache;
+  private readonly cache: FeedsCacheStore;
 
   constructor(options: FeedApiClientOptions) {
     const o = CacheOptionsSchema.parse({ feedsCacheTtlMs: options.feedsCacheTtlMs, maxTrackedEntries: options.maxTrackedEntries });
     this.requester = new FeedApiRequester(options);
-    this.cache = new FeedsCache({ ttlMs: o.feedsCacheTtlMs, maxEntries: o.maxTrackedEntries, now: options.now ?? Date.now });
+    const now = options.now ?? Date.now;
+    this.cache =
+      options.sharedState?.feedsCache({ now, ttlMs: o.feedsCacheTtlMs, fillLeaseMs: this.requester.totalTimeoutMs }) ??
+      new FeedsCache({ ttlMs: o.feedsCacheTtlMs, maxEntries: o.maxTrackedEntries, now });
     if (options.logger) this.onResponse(responseLogger(options.logger));
   }
 
@@ -65,26 +72,31 @@ export class FeedApiClient {
     return this.cache.onLookup(listener);
   }
 
-  /** GET /feeds. Served from the guild's cache unless `fresh`; a network answer refills it. */
+  /**
+   * GET /feeds. Served from the guild's cache unless `fresh`; a network answer refills it. A
+   * replica that misses while another one fetches the guild's list waits for that answer.
+   */
   async listFeeds(auth: ApiAuth, opts?: { fresh?: boolean }): Promise<FeedListResponse> {
     const a = parseInput(AuthSchema, auth, 'listFeeds');
     const keyHash = hashApiKey(a.apiKey);
     if (!opts?.fresh) {
-      const cached = this.cache.lookup('list', a.guildId, keyHash);
+      const cached = await this.cache.lookup('list', a.guildId, keyHash);
       if (cached) return cached;
     }
-    const fill = this.cache.beginFill(a.guildId, keyHash);
+    const fill = await this.cache.beginFill(a.guildId, keyHash);
     let value: FeedListResponse | undefined;
     try {
+      const shared = opts?.fresh ? undefined : await this.cache.sharedFill(fill);
+      if (shared) return shared;
       value = await this.requester.send({ route: 'listFeeds', apiKey: a.apiKey, path: '/feeds' });
       return value;
     } finally {
-      this.cache.completeFill(fill, value);
+      await this.cache.completeFill(fill, value);
     }
   }
 
-  /** The guild's cached feed list, if fresh enough. Synchronous and never sends: for autocomplete. */
-  cachedFeeds(guildId: string): FeedListResponse | undefined {
+  /** The guild's cached feed list, if fresh enough. Never sends: for autocomplete. */
+  cachedFeeds(guildId: string): Promise<FeedListResponse | undefined> {
     return this.cache.lookup('autocomplete', guildId);
   }
 
@@ -133,33 +145,32 @@ export class FeedApiClient {
   }
 
   /** Unreserved budget and window end for a key, as last learnt; nulls when unknown. */
-  gateState(apiKey: string): { remaining: number | null; resetAt: Date | null } {
+  gateState(apiKey: string): Promise<GateSnapshot> {
     return this.requester.gateState(apiKey);
   }
 
   /** Drops the gate state and cached lists of a removed or replaced key. */
-  forgetKey(apiKey: string): void {
-    this.requester.forgetKey(apiKey);
-    this.cache.invalidateKey(hashApiKey(apiKey));
+  async forgetKey(apiKey: string): Promise<void> {
     this.requester.unshare(apiKey, '/feeds');
+    await Promise.all([this.requester.forgetKey(apiKey), this.cache.invalidateKey(hashApiKey(apiKey))]);
   }
 
   /** Runs a create/delete and then invalidates the guild's list, unless nothing was sent. */
   private async mutating<T>(auth: ApiAuth, run: () => Promise<T>): Promise<T> {
     try {
       const result = await run();
-      this.invalidate(auth);
+      await this.invalidate(auth);
       return result;
     } catch (err) {
       // A time-out or 5xx may still have changed the list; only a refusal before sending did not.
-      if (!(err instanceof FeedApiError) || err.attempts > 0) this.invalidate(auth);
+      if (!(err instanceof FeedApiError) || err.attempts > 0) await this.invalidate(auth);
       throw err;
     }
   }
 
-  private invalidate(auth: ApiAuth): void {
-    this.cache.invalidateGuild(auth.guildId);
+  private async invalidate(auth: ApiAuth): Promise<void> {
     // A list already in flight started before the change: later callers must not join it.
     this.requester.unshare(auth.apiKey, '/feeds');
+    await this.cache.invalidateGuild(auth.guildId);
   }
 }

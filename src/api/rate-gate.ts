@@ -35,9 +35,22 @@
  *
  * Keys are identified by a hash (the caller's business); the gate never sees the key itself.
  * Memory is bounded: idle keys are evicted oldest-first beyond `maxKeys`.
+ *
+ * This class keeps the state in this process (one replica, the default); with REDIS_URL the
+ * replicas share it instead (shared/redis-rate-gate.ts: the same rules, as Lua scripts).
  */
-import { RATE_LIMIT_WINDOW_MS } from '@feedbot/feed-api-contract';
-import { parseRemaining, parseReset, parseRetryAfter, type HeaderBag } from './rate-headers.js';
+import {
+  FIRST_USE_BURST,
+  MAX_NEW_WINDOW_BURST,
+  SAME_WINDOW_MS,
+  resetFor429,
+  unknownBudget,
+  type GateDecision,
+  type GatePermit,
+  type GateSnapshot,
+  type RateGate,
+} from './gate.js';
+import { parseRemaining, parseReset, type HeaderBag } from './rate-headers.js';
 
 interface KeyState {
   /** Last `Remaining` the server reported for the current window (min seen within it). */
@@ -57,26 +70,12 @@ interface KeyState {
   waiters: Array<() => void>;
 }
 
-export type GateDecision = { ok: true; permit: GatePermit } | { ok: false; resetAt: Date };
-
-export interface GatePermit {
-  /** Call once per sent request, with the response headers (none when the request failed). */
-  release(headers?: HeaderBag, status?: number): void;
-}
-
 export interface RateGateOptions {
   now: () => number;
   maxKeys?: number;
 }
 
-/** Two resets closer than this are the same window (the header has second resolution). */
-const SAME_WINDOW_MS = 1000;
-/** Requests let through together into a new window of a key whose budget we have seen. */
-const MAX_NEW_WINDOW_BURST = 10;
-/** Requests let through together before anything is known of a key's budget. */
-export const FIRST_USE_BURST = 4;
-
-export class RateGate {
+export class MemoryRateGate implements RateGate {
   private readonly states = new Map<string, KeyState>();
   private readonly now: () => number;
   private readonly maxKeys: number;
@@ -102,29 +101,34 @@ export class RateGate {
     }
   }
 
-  /** Unreserved budget and reset time, or nulls when unknown. */
-  snapshot(keyHash: string): { remaining: number | null; resetAt: Date | null } {
+  snapshot(keyHash: string): Promise<GateSnapshot> {
     const s = this.states.get(keyHash);
-    if (!s) return { remaining: null, resetAt: null };
-    this.expire(s);
-    if (s.remaining === null || s.resetAtMs === null) return { remaining: null, resetAt: null };
-    return { remaining: Math.max(0, s.remaining - s.inFlight), resetAt: new Date(s.resetAtMs) };
+    return Promise.resolve(s ? this.view(s) : unknownBudget());
   }
 
-  /** The reset time a 429 response implies: the later of its reset and Retry-After, else a full window. */
   resetFor429(headers: HeaderBag): Date {
-    const now = this.now();
-    const said = [parseReset(headers, now), parseRetryAfter(headers, now)].filter((t) => t !== null);
-    return new Date(said.length > 0 ? Math.max(...said) : now + RATE_LIMIT_WINDOW_MS);
+    return resetFor429(headers, this.now());
   }
 
-  /**
-   * Drops the budget learnt for a key. A 429's refusal still pending stays (it is the server's
-   * word, not our guess), and so do the requests still out: their answers must land somewhere.
-   */
-  forget(keyHash: string): void {
+  /** The end of a 429's refusal still pending for the key, if any (what a shared gate mirrors here). */
+  refusedUntil(keyHash: string): Date | null {
     const s = this.states.get(keyHash);
-    if (!s) return;
+    if (!s) return null;
+    this.expire(s);
+    return s.refusedUntilMs === null ? null : new Date(s.refusedUntilMs);
+  }
+
+  /** Records a 429 answered to a request this gate did not admit (a shared gate's, Redis being down). */
+  noteRefusal(keyHash: string, headers: HeaderBag): GateSnapshot {
+    const s = this.state(keyHash);
+    this.refuse(s, headers);
+    this.wake(s);
+    return this.view(s);
+  }
+
+  forget(keyHash: string): Promise<void> {
+    const s = this.states.get(keyHash);
+    if (!s) return Promise.resolve();
     this.expire(s);
     s.remaining = s.refusedUntilMs === null ? null : 0;
     s.resetAtMs = s.refusedUntilMs;
@@ -133,6 +137,7 @@ export class RateGate {
     if (s.inFlight === 0 && s.refusedUntilMs === null) this.states.delete(keyHash);
     // Whoever waited re-evaluates against what is left.
     this.wake(s);
+    return Promise.resolve();
   }
 
   get size(): number {
@@ -174,14 +179,20 @@ export class RateGate {
     }
   }
 
+  /** Unreserved budget and reset time, or nulls when unknown. */
+  private view(s: KeyState): GateSnapshot {
+    this.expire(s);
+    if (s.remaining === null || s.resetAtMs === null) return unknownBudget();
+    return { remaining: Math.max(0, s.remaining - s.inFlight), resetAt: new Date(s.resetAtMs) };
+  }
+
   private reserve(s: KeyState): GatePermit {
     s.inFlight++;
     const refusalsBefore = s.refusals;
-    let released = false;
+    let released: Promise<GateSnapshot> | undefined;
     return {
       release: (headers, status) => {
-        if (released) return;
-        released = true;
+        if (released) return released;
         s.inFlight--;
         if (status === 429) this.refuse(s, headers ?? {});
         else if (s.refusals === refusalsBefore) {
@@ -190,12 +201,14 @@ export class RateGate {
         }
         // Otherwise it raced a 429 that arrived first: what it says is older than that refusal.
         this.wake(s);
+        released = Promise.resolve(this.view(s));
+        return released;
       },
     };
   }
 
   private refuse(s: KeyState, headers: HeaderBag): void {
-    this.refuseUntil(s, Math.max(this.resetFor429(headers).getTime(), this.now()));
+    this.refuseUntil(s, Math.max(resetFor429(headers, this.now()).getTime(), this.now()));
   }
 
   private refuseUntil(s: KeyState, untilMs: number): void {

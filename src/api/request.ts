@@ -6,7 +6,8 @@
  * its own time-out, all within one overall deadline; the 2xx body is validated against the
  * route's zod schema. Identical GETs in flight share one execution. Every attempt is reported to
  * the `onResponse` observers. The API key only ever travels in the Authorization header: it is
- * hashed for every in-memory map, never reported, and scrubbed from anything the server echoes.
+ * hashed for every in-memory map (and the shared gate's Redis keys), never reported, and scrubbed
+ * from anything the server echoes.
  */
 import { createHash } from 'node:crypto';
 import type { Dispatcher } from 'undici';
@@ -23,7 +24,9 @@ import {
   type FeedApiError,
 } from './errors.js';
 import { attempt, TransportFailure, type AttemptRequest, type AttemptResponse } from './http.js';
-import { RateGate, type GatePermit } from './rate-gate.js';
+import type { GatePermit, GateSnapshot, RateGate } from './gate.js';
+import { MemoryRateGate } from './rate-gate.js';
+import type { SharedStateBackend } from './shared-state.js';
 import { Observers } from '../observers.js';
 import type { ResponseEvent, ResponseListener } from './response-events.js';
 import { backoffMs, mayHaveReachedServer, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';
@@ -48,6 +51,8 @@ export interface RequesterOptions {
   now?: () => number;
   /** Randomness for backoff jitter; injectable for tests. */
   random?: () => number;
+  /** Where the rate gate lives when replicas share it (REDIS_URL); this process when absent. */
+  sharedState?: Pick<SharedStateBackend, 'rateGate'>;
 }
 
 export interface RequestSpec<R extends RouteName = RouteName> {
@@ -82,6 +87,8 @@ const OptionsSchema = z.object({
 const BACKOFF_CAP_MS = 2000;
 /** A retry that could not get at least this long (or its time-out, if shorter) is not started. */
 const MIN_ATTEMPT_MS = 500;
+/** Beyond an attempt's time-out, how long a shared reservation may wait for its release to land. */
+const RELEASE_SLACK_MS = 2000;
 
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('base64url');
@@ -101,7 +108,8 @@ export class FeedApiRequester {
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly retryBaseMs: number;
-  private readonly totalTimeoutMs: number;
+  /** The whole call's bound, all attempts together. */
+  readonly totalTimeoutMs: number;
   private readonly random: () => number;
   private readonly gate: RateGate;
   private readonly observers = new Observers<ResponseEvent>('feed API response');
@@ -116,7 +124,9 @@ export class FeedApiRequester {
     this.retryBaseMs = o.retryBaseMs;
     this.totalTimeoutMs = o.totalTimeoutMs;
     this.random = options.random ?? Math.random;
-    this.gate = new RateGate({ now: options.now ?? Date.now, maxKeys: o.maxTrackedEntries });
+    const now = options.now ?? Date.now;
+    this.gate =
+      options.sharedState?.rateGate({ now, reservationTtlMs: o.timeoutMs + RELEASE_SLACK_MS }) ?? new MemoryRateGate({ now, maxKeys: o.maxTrackedEntries });
   }
 
   /** Calls `listener` after every attempt (and for every refusal); returns the unsubscribe. */
@@ -150,13 +160,13 @@ export class FeedApiRequester {
   }
 
   /** Unreserved budget and window end for a key, as last learnt; nulls when unknown. */
-  gateState(apiKey: string): { remaining: number | null; resetAt: Date | null } {
+  gateState(apiKey: string): Promise<GateSnapshot> {
     return this.gate.snapshot(hashApiKey(apiKey));
   }
 
   /** Drops what the gate learnt about a removed or replaced key. */
-  forgetKey(apiKey: string): void {
-    this.gate.forget(hashApiKey(apiKey));
+  forgetKey(apiKey: string): Promise<void> {
+    return this.gate.forget(hashApiKey(apiKey));
   }
 
   private join(call: SharedCall): Promise<unknown> {
@@ -192,18 +202,20 @@ export class FeedApiRequester {
     let mayHaveArrived = false;
 
     for (let n = 1; ; n++) {
-      const common = (retrying: boolean, latencyMs: number) => ({
+      // `remaining`: the key's budget once this attempt's answer was learnt.
+      const common = (retrying: boolean, latencyMs: number, remaining: number | null) => ({
         route: spec.route,
         method,
         attempt: n,
         retrying,
         latencyMs,
-        remaining: this.gate.snapshot(keyHash).remaining,
+        remaining,
         joined: false,
       });
       const decision = await this.gate.acquire(keyHash);
       if (!decision.ok) {
-        report({ kind: 'refused', resetAt: decision.resetAt, ...common(false, 0) });
+        // A refusal means no unreserved unit is left: the budget is 0, known or held by a 429.
+        report({ kind: 'refused', resetAt: decision.resetAt, ...common(false, 0, 0) });
         // On a retry, the original failure is the more truthful answer than "budget spent".
         throw lastError ?? new RateGateRefusalError({ route: spec.route, resetAt: decision.resetAt });
       }
@@ -216,10 +228,10 @@ export class FeedApiRequester {
       if ('res' in sent) {
         outcome = { kind: 'status', status: sent.res.status };
         if (sent.res.status >= 200 && sent.res.status <= 299) {
-          report({ ...outcome, ...common(false, latencyMs) });
+          report({ ...outcome, ...common(false, latencyMs, sent.after.remaining) });
           return this.validate(spec, sent.res, n);
         }
-        failure = this.httpError(spec, keyHash, sent.res, n, mayHaveArrived);
+        failure = this.httpError(spec, sent.after, sent.res, n, mayHaveArrived);
       } else {
         outcome = sent.outcome;
         failure =
@@ -230,7 +242,7 @@ export class FeedApiRequester {
       lastError = failure;
       mayHaveArrived ||= mayHaveReachedServer(outcome);
       const wait = this.retryWait(method, outcome, n, deadline);
-      report({ ...outcome, ...common(wait !== undefined, latencyMs) });
+      report({ ...outcome, ...common(wait !== undefined, latencyMs, sent.after.remaining) });
       if (wait === undefined) throw failure;
       await sleep(wait);
     }
@@ -258,8 +270,8 @@ export class FeedApiRequester {
     return parsed.data;
   }
 
-  /** `mayHaveArrived`: an earlier attempt of this call may have reached the API. */
-  private httpError(spec: RequestSpec, keyHash: string, res: AttemptResponse, n: number, mayHaveArrived: boolean): FeedApiError {
+  /** `after`: the gate once it learnt this answer; `mayHaveArrived`: an earlier attempt of this call may have reached the API. */
+  private httpError(spec: RequestSpec, after: GateSnapshot, res: AttemptResponse, n: number, mayHaveArrived: boolean): FeedApiError {
     let body: unknown;
     if (!res.truncated && res.text !== '') {
       try {
@@ -274,28 +286,28 @@ export class FeedApiRequester {
     if (res.status === 429) {
       // The gate has learnt this 429 (and any earlier one still pending): its refusal's end is
       // when a request may go out again, so the user hears the same time a retry would.
-      const resetAt = this.gate.snapshot(keyHash).resetAt ?? this.gate.resetFor429(res.headers);
+      const resetAt = after.resetAt ?? this.gate.resetFor429(res.headers);
       return new RateLimitedError({ ...init, resetAt });
     }
     return httpErrorFor({ ...init, ...(spec.feedId !== undefined ? { feedId: spec.feedId } : {}), afterAttemptThatMayHaveArrived: mayHaveArrived });
   }
 }
 
-/** One attempt on the gate's permit, released with whatever headers arrived. */
+/** One attempt on the gate's permit, released with whatever headers arrived; `after`: what the gate then knows. */
 async function sendOnce(
   req: AttemptRequest,
   permit: GatePermit,
-): Promise<{ res: AttemptResponse } | { outcome: Exclude<AttemptOutcome, { kind: 'status' }>; cause: unknown }> {
+): Promise<{ res: AttemptResponse; after: GateSnapshot } | { outcome: Exclude<AttemptOutcome, { kind: 'status' }>; cause: unknown; after: GateSnapshot }> {
+  let res: AttemptResponse;
   try {
-    const res = await attempt(req);
-    permit.release(res.headers, res.status);
-    return { res };
+    res = await attempt(req);
   } catch (err) {
     const f = err instanceof TransportFailure ? err : undefined;
-    permit.release(f?.headers);
-    if (f?.kind === 'timeout') return { outcome: { kind: 'timeout', timeoutMs: req.timeoutMs }, cause: f.cause };
-    return { outcome: { kind: 'connection', systemCode: f?.systemCode }, cause: f?.cause ?? err };
+    const after = await permit.release(f?.headers);
+    if (f?.kind === 'timeout') return { outcome: { kind: 'timeout', timeoutMs: req.timeoutMs }, cause: f.cause, after };
+    return { outcome: { kind: 'connection', systemCode: f?.systemCode }, cause: f?.cause ?? err, after };
   }
+  return { res, after: await permit.release(res.headers, res.status) };
 }
 
 function shareKey(keyHash: string, path: string): string {

@@ -134,8 +134,11 @@ export class RedisKeyBackend implements KeyBackend {
   }
 }
 
-/** Reconnects with backoff once it has been connected; the first connection fails on its first error. */
-function newClient(url: string) {
+/**
+ * Reconnects with backoff once it has been connected; the first connection fails on its first error.
+ * Also the shared state's client (api/shared/redis-link.ts): the same fail-fast settings.
+ */
+export function newClient(url: string) {
   let connected = false;
   const client = createClient({
     url,

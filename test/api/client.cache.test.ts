@@ -4,21 +4,24 @@ import { NotFoundError, RateGateRefusalError, ServerError } from '../../src/api/
 import { FeedsCache } from '../../src/api/feeds-cache.js';
 import { apiTest as it, callCount } from './fixtures.js';
 import { AUTH, BASE_PATH, Clock, CREATED, DELETED, FEED_LIST, GUILD, KEY, NEW_FEED, POSTS, rateHeaders, rejection } from './helpers.js';
+import { describeStates } from './shared-redis.js';
 
 const feeds = (pool: Interceptable) => pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' });
 const LIST_2 = { ...FEED_LIST, feeds: [...FEED_LIST.feeds, { ...FEED_LIST.feeds[0], id: 7 }], total: 2 };
 
-describe('feed list cache (autocomplete)', () => {
-  it('cachedFeeds is empty before any list and never sends', ({ client, agent }) => {
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+describeStates('feed list cache (autocomplete)', (kind) => {
+  it.override({ stateKind: kind });
+
+  it('cachedFeeds is empty before any list and never sends', async ({ client, agent }) => {
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
     expect(callCount(agent)).toBe(0);
   });
 
   it('listFeeds fills the guild cache; later reads are served from it', async ({ client, pool, agent }) => {
     feeds(pool).reply(200, FEED_LIST);
     await client.listFeeds(AUTH);
-    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
-    expect(client.cachedFeeds('1100000000000000999')).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+    expect(await client.cachedFeeds('1100000000000000999')).toBeUndefined();
     await expect(client.listFeeds(AUTH)).resolves.toEqual(FEED_LIST);
     expect(callCount(agent)).toBe(1);
   });
@@ -28,7 +31,7 @@ describe('feed list cache (autocomplete)', () => {
     feeds(pool).reply(200, LIST_2);
     await client.listFeeds(AUTH);
     await expect(client.listFeeds(AUTH, { fresh: true })).resolves.toEqual(LIST_2);
-    expect(client.cachedFeeds(GUILD)).toEqual(LIST_2);
+    expect(await client.cachedFeeds(GUILD)).toEqual(LIST_2);
     expect(callCount(agent)).toBe(2);
   });
 
@@ -36,9 +39,9 @@ describe('feed list cache (autocomplete)', () => {
     feeds(pool).reply(200, FEED_LIST);
     await client.listFeeds(AUTH);
     clock.advance(29_999);
-    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+    expect(await client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
     clock.advance(1);
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
     feeds(pool).reply(200, FEED_LIST);
     await client.listFeeds(AUTH);
     expect(callCount(agent)).toBe(2);
@@ -49,12 +52,12 @@ describe('feed list cache (autocomplete)', () => {
     feeds(pool).reply(200, FEED_LIST);
     await short.listFeeds(AUTH);
     clock.advance(1000);
-    expect(short.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await short.cachedFeeds(GUILD)).toBeUndefined();
 
     const none = makeClient({ feedsCacheTtlMs: 0 });
     feeds(pool).reply(200, FEED_LIST);
     await none.listFeeds(AUTH);
-    expect(none.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await none.cachedFeeds(GUILD)).toBeUndefined();
   });
 
   it('createFeed invalidates the guild cache', async ({ client, pool }) => {
@@ -62,7 +65,7 @@ describe('feed list cache (autocomplete)', () => {
     await client.listFeeds(AUTH);
     pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(201, CREATED);
     await client.createFeed(AUTH, NEW_FEED);
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
   });
 
   it('deleteFeed invalidates the guild cache, also on 404 and on a server error', async ({ client, pool }) => {
@@ -75,11 +78,11 @@ describe('feed list cache (autocomplete)', () => {
     for (const [reply, expected] of cases) {
       feeds(pool).reply(200, FEED_LIST);
       await client.listFeeds(AUTH, { fresh: true });
-      expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+      expect(await client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
       reply();
       const r = await client.deleteFeed(AUTH, 7).catch((e: unknown) => e);
       expect(expected(r)).toBe(true);
-      expect(client.cachedFeeds(GUILD)).toBeUndefined();
+      expect(await client.cachedFeeds(GUILD)).toBeUndefined();
     }
   });
 
@@ -87,7 +90,7 @@ describe('feed list cache (autocomplete)', () => {
     feeds(pool).reply(200, FEED_LIST, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.listFeeds(AUTH);
     expect(await rejection(client.createFeed(AUTH, NEW_FEED))).toBeInstanceOf(RateGateRefusalError);
-    expect(client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
+    expect(await client.cachedFeeds(GUILD)).toEqual(FEED_LIST);
   });
 
   it('a list in flight during a create does not store its stale answer', async ({ client, pool, clock }) => {
@@ -103,7 +106,7 @@ describe('feed list cache (autocomplete)', () => {
     await client.createFeed(AUTH, NEW_FEED);
     expect(listDone).toBe(false); // the create really finished while the list was in flight
     await expect(stale).resolves.toEqual(FEED_LIST);
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
   });
 
   it('a list asked for after a create does not join the older request in flight', async ({ client, pool, clock }) => {
@@ -120,7 +123,7 @@ describe('feed list cache (autocomplete)', () => {
     const after = client.listFeeds(AUTH);
     await expect(before).resolves.toEqual(FEED_LIST);
     await expect(after).resolves.toEqual(LIST_2);
-    expect(client.cachedFeeds(GUILD)).toEqual(LIST_2);
+    expect(await client.cachedFeeds(GUILD)).toEqual(LIST_2);
   });
 
   it('a cached list fetched with another key is not served to a new key', async ({ client, pool, agent }) => {
@@ -134,14 +137,14 @@ describe('feed list cache (autocomplete)', () => {
   it('forgetKey drops the lists that key fetched', async ({ client, pool }) => {
     feeds(pool).reply(200, FEED_LIST);
     await client.listFeeds(AUTH);
-    client.forgetKey(KEY);
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    await client.forgetKey(KEY);
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
   });
 
   it('a failed list leaves the cache empty', async ({ client, pool }) => {
     feeds(pool).reply(403, {});
     await expect(client.listFeeds(AUTH)).rejects.toThrow();
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
   });
 });
 
@@ -189,14 +192,14 @@ describe('in-flight sharing of identical reads', () => {
 });
 
 describe('FeedsCache bounds', () => {
-  it('evicts least recently used guilds beyond maxEntries', () => {
+  it('evicts least recently used guilds beyond maxEntries', async () => {
     const c = new FeedsCache({ ttlMs: 1000, maxEntries: 2, now: new Clock().now });
-    for (const g of ['a', 'b']) c.completeFill(c.beginFill(g, 'k'), FEED_LIST);
-    expect(c.get('a')).toBeDefined(); // touch a: b is now the oldest
-    c.completeFill(c.beginFill('c', 'k'), FEED_LIST);
+    for (const g of ['a', 'b']) await c.completeFill(await c.beginFill(g, 'k'), FEED_LIST);
+    expect(await c.get('a')).toBeDefined(); // touch a: b is now the oldest
+    await c.completeFill(await c.beginFill('c', 'k'), FEED_LIST);
     expect(c.size).toBe(2);
-    expect(c.get('b')).toBeUndefined();
-    expect(c.get('a')).toBeDefined();
-    expect(c.get('c')).toBeDefined();
+    expect(await c.get('b')).toBeUndefined();
+    expect(await c.get('a')).toBeDefined();
+    expect(await c.get('c')).toBeDefined();
   });
 });

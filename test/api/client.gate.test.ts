@@ -1,15 +1,18 @@
-import { describe, expect } from 'vitest';
+import { expect } from 'vitest';
 import { RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
 import { apiTest as it, callCount } from './fixtures.js';
 import { AUTH, BASE_PATH, KEY, POSTS, STATS, rateHeaders, rejection, settle } from './helpers.js';
+import { describeStates } from './shared-redis.js';
 
 const stats = { path: `${BASE_PATH}/stats`, method: 'GET' };
 
-describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
+describeStates('rate gate (per key, fed by X-RateLimit-* headers)', (kind) => {
+  it.override({ stateKind: kind });
+
   it('a spent window refuses the next call locally, without sending', async ({ client, pool, agent, clock }) => {
     pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
-    expect(client.gateState(KEY)).toEqual({ remaining: 0, resetAt: new Date(Math.floor(clock.ms / 1000 + 30) * 1000) });
+    expect(await client.gateState(KEY)).toEqual({ remaining: 0, resetAt: new Date(Math.floor(clock.ms / 1000 + 30) * 1000) });
 
     const err = (await rejection(client.getStats(AUTH))) as RateGateRefusalError;
     expect(err).toBeInstanceOf(RateGateRefusalError);
@@ -70,7 +73,7 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     expect(sent).toHaveLength(3);
     expect(refused).toHaveLength(7);
     expect(callCount(agent)).toBe(1 + 3);
-    expect(client.gateState(KEY).remaining).toBe(0);
+    expect((await client.gateState(KEY)).remaining).toBe(0);
   });
 
   it('lets requests through again once the reset time has passed', async ({ client, pool, agent, clock }) => {
@@ -79,10 +82,10 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     await expect(client.getStats(AUTH)).rejects.toBeInstanceOf(RateGateRefusalError);
 
     clock.advance(31_000);
-    expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
+    expect(await client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
     pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(99, clock.resetIn(60)) });
     await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
-    expect(client.gateState(KEY).remaining).toBe(99);
+    expect((await client.gateState(KEY)).remaining).toBe(99);
     expect(callCount(agent)).toBe(2);
   });
 
@@ -91,7 +94,8 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
       pool
         .intercept({ path: `${BASE_PATH}/feeds/${id}/posts`, method: 'GET' })
         .reply(200, POSTS, { headers: rateHeaders(1, clock.resetIn(60)) })
-        .delay(20);
+        // The first answer lands alone (a shared gate learns it a round trip later).
+        .delay(id === 1 ? 20 : 150);
     }
     const results = await Promise.all([1, 2, 3, 4, 5, 6].map((id) => settle(client.listPosts(AUTH, id))));
     // Four went out before anything was known; the first answer said 1 left with 3 in flight.
@@ -109,7 +113,7 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
     });
     pool.intercept(stats).reply(200, STATS);
     for (let i = 0; i < 4; i++) await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
-    expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
+    expect(await client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
   });
 
   it('a retry refused by the gate surfaces the original failure, not a 429', async ({ client, pool, agent, clock }) => {
@@ -124,8 +128,8 @@ describe('rate gate (per key, fed by X-RateLimit-* headers)', () => {
   it('forgetKey drops the gate state', async ({ client, pool, clock }) => {
     pool.intercept(stats).reply(200, STATS, { headers: rateHeaders(0, clock.resetIn(30)) });
     await client.getStats(AUTH);
-    client.forgetKey(KEY);
-    expect(client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
+    await client.forgetKey(KEY);
+    expect(await client.gateState(KEY)).toEqual({ remaining: null, resetAt: null });
     pool.intercept(stats).reply(200, STATS);
     await expect(client.getStats(AUTH)).resolves.toEqual(STATS);
   });

@@ -95,6 +95,6 @@ describe('real sockets', () => {
     const c = client(port);
     await expect(c.getStats(AUTH)).resolves.toEqual(STATS);
     expect(authHeader).toBe(`Bearer ${AUTH.apiKey}`);
-    expect(c.gateState(AUTH.apiKey).remaining).toBe(9);
+    expect((await c.gateState(AUTH.apiKey)).remaining).toBe(9);
   });
 });

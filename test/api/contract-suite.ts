@@ -56,7 +56,7 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
       const item = list.feeds.find((f) => f.id === feed.id);
       expect(item).toMatchObject({ cuenta, canal: channel });
       expect(list.total).toBeGreaterThanOrEqual(1);
-      expect(client.cachedFeeds(backend.guildId)).toEqual(list);
+      expect(await client.cachedFeeds(backend.guildId)).toEqual(list);
 
       const posts = await client.listPosts(auth(), feed.id, { limite: 5 });
       expect(Array.isArray(posts.posts)).toBe(true);
@@ -65,7 +65,7 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
       const del = await client.deleteFeed(auth(), feed.id);
       created.splice(created.indexOf(feed.id), 1);
       expect(del.ok).toBe(true);
-      expect(client.cachedFeeds(backend.guildId)).toBeUndefined();
+      expect(await client.cachedFeeds(backend.guildId)).toBeUndefined();
       const after = await client.listFeeds(auth());
       expect(after.feeds.some((f) => f.id === feed.id)).toBe(false);
 
@@ -76,7 +76,7 @@ export function describeFeedApiContract(name: string, makeBackend: () => Promise
     it('GET /stats reports the key’s server, and the rate headers are learnt', async () => {
       const stats = await client.getStats(auth());
       expect(stats.servidor).toBe(backend.guildId);
-      const gate = client.gateState(backend.fullKey);
+      const gate = await client.gateState(backend.fullKey);
       expect(typeof gate.remaining).toBe('number');
       expect(gate.resetAt).toBeInstanceOf(Date);
     });

@@ -121,6 +121,6 @@ describe('probeKey: other cases', () => {
     pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, STATS);
     pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(400, {});
     await probeKey(client.requester, KEY);
-    expect(client.cachedFeeds(GUILD)).toBeUndefined();
+    expect(await client.cachedFeeds(GUILD)).toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FIRST_USE_BURST, RateGate, type GateDecision, type GatePermit } from '../../src/api/rate-gate.js';
-import { MAX_RESET_AHEAD_MS, parseRemaining, parseReset, parseRetryAfter } from '../../src/api/rate-headers.js';
+import { FIRST_USE_BURST, type GateDecision, type GatePermit, type RateGate } from '../../src/api/gate.js';
+import { MemoryRateGate } from '../../src/api/rate-gate.js';
+import { MAX_RESET_AHEAD_MS, parseRemaining, parseReset, parseRetryAfter, type HeaderBag } from '../../src/api/rate-headers.js';
+import { describeGates } from './gate-backends.js';
 import { Clock, rateHeaders } from './helpers.js';
 
-const flush = () => new Promise((r) => setImmediate(r));
 
 async function permit(gate: RateGate, key = 'k'): Promise<GatePermit> {
   const d = await gate.acquire(key);
@@ -12,16 +13,9 @@ async function permit(gate: RateGate, key = 'k'): Promise<GatePermit> {
   return d.permit;
 }
 
-/** A single request goes out; the next one waits for its answer, then is admitted. */
-async function expectOneProbe(gate: RateGate, clock: Clock): Promise<void> {
-  const probe = await permit(gate);
-  let next: GateDecision | undefined;
-  void gate.acquire('k').then((d) => (next = d));
-  await flush();
-  expect(next).toBeUndefined();
-  probe.release(rateHeaders(99, clock.resetIn(60)));
-  await flush();
-  expect(next?.ok).toBe(true);
+/** One request through the gate, answered at once. */
+async function spend(gate: RateGate, headers?: HeaderBag, status?: number, key = 'k'): Promise<void> {
+  await (await permit(gate, key)).release(headers, status);
 }
 
 describe('rate headers', () => {
@@ -52,109 +46,110 @@ describe('rate headers', () => {
   });
 });
 
-describe('RateGate', () => {
+
+describeGates('RateGate', (b) => {
+  /** A single request goes out; the next one waits for its answer, then is admitted. */
+  async function expectOneProbe(gate: RateGate, clock: Clock): Promise<void> {
+    const probe = await permit(gate);
+    let next: GateDecision | undefined;
+    void gate.acquire('k').then((d) => (next = d));
+    await b.settle();
+    expect(next).toBeUndefined();
+    void probe.release(rateHeaders(99, clock.resetIn(60)));
+    await b.settle();
+    expect(next?.ok).toBe(true);
+  }
+
   it('first use lets a few requests through; a new window of a known key lets up to 10 through at once', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
+    const gate = b.make(clock.now);
     const firsts: GatePermit[] = [];
     for (let i = 0; i < FIRST_USE_BURST; i++) firsts.push(await permit(gate));
     let next: GateDecision | undefined;
     void gate.acquire('k').then((d) => (next = d));
-    await flush();
+    await b.settle();
     expect(next).toBeUndefined(); // beyond the first-use burst: wait for the first answer
-    firsts[0]!.release(rateHeaders(99, clock.resetIn(60)));
-    await flush();
+    void firsts[0]!.release(rateHeaders(99, clock.resetIn(60)));
+    await b.settle();
     expect(next?.ok).toBe(true);
-    if (next?.ok) next.permit.release(rateHeaders(97, clock.resetIn(60)));
-    for (const p of firsts.slice(1)) p.release(rateHeaders(95, clock.resetIn(60)));
+    if (next?.ok) await next.permit.release(rateHeaders(97, clock.resetIn(60)));
+    for (const p of firsts.slice(1)) await p.release(rateHeaders(95, clock.resetIn(60)));
 
     clock.advance(61_000); // the window we watched has passed: the next one starts full
     const burst: GatePermit[] = [];
     for (let i = 0; i < 10; i++) burst.push(await permit(gate));
     let eleventh = false;
     void gate.acquire('k').then(() => (eleventh = true));
-    await flush();
+    await b.settle();
     expect(eleventh).toBe(false); // at most 10 before the new window's budget is known
-    burst[0]!.release(rateHeaders(99, clock.resetIn(60)));
-    await flush();
+    void burst[0]!.release(rateHeaders(99, clock.resetIn(60)));
+    await b.settle();
     expect(eleventh).toBe(true);
   });
 
   it('keeps the smallest Remaining within a window (answers arrive out of order)', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release(rateHeaders(10, clock.resetIn(60)));
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(10, clock.resetIn(60)));
     const a = await permit(gate);
-    const b = await permit(gate);
-    b.release(rateHeaders(5, clock.resetIn(60)));
-    a.release(rateHeaders(6, clock.resetIn(60))); // older answer, later arrival
-    expect(gate.snapshot('k').remaining).toBe(5);
+    const c = await permit(gate);
+    await c.release(rateHeaders(5, clock.resetIn(60)));
+    await a.release(rateHeaders(6, clock.resetIn(60))); // older answer, later arrival
+    expect((await gate.snapshot('k')).remaining).toBe(5);
   });
 
   it('a later window replaces the budget; a late answer from an older window is ignored', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release(rateHeaders(10, clock.resetIn(10)));
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(10, clock.resetIn(10)));
     const a = await permit(gate);
-    const b = await permit(gate);
+    const c = await permit(gate);
     const oldReset = clock.resetIn(10);
     clock.advance(11_000);
-    a.release(rateHeaders(80, clock.resetIn(60)));
-    b.release(rateHeaders(0, oldReset));
-    expect(gate.snapshot('k').remaining).toBe(80);
+    await a.release(rateHeaders(80, clock.resetIn(60)));
+    await c.release(rateHeaders(0, oldReset));
+    expect((await gate.snapshot('k')).remaining).toBe(80);
   });
 
-  it('double release counts once', async () => {
+  it('double release counts once, and answers what the first one did', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release(rateHeaders(2, clock.resetIn(60)));
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(2, clock.resetIn(60)));
     const p = await permit(gate);
-    p.release();
-    p.release();
-    expect(gate.snapshot('k').remaining).toBe(2);
+    const first = await p.release();
+    expect(await p.release(rateHeaders(0, clock.resetIn(60)), 429)).toEqual(first);
+    expect((await gate.snapshot('k')).remaining).toBe(2);
   });
 
   it('unknown state: waiters are let through if the first answer teaches nothing (blind)', async () => {
-    const gate = new RateGate({ now: new Clock().now });
+    const gate = b.make(new Clock().now);
     const first = await permit(gate);
     for (let i = 1; i < FIRST_USE_BURST; i++) await permit(gate);
     const waiting = [gate.acquire('k'), gate.acquire('k')];
     let settled = 0;
     for (const w of waiting) void w.then(() => settled++);
-    await flush();
+    await b.settle();
     expect(settled).toBe(0); // held behind the first request
-    first.release(); // a connection error: no headers
+    void first.release(); // a connection error: no headers
     const decisions = await Promise.all(waiting);
     expect(decisions.every((d) => d.ok)).toBe(true);
   });
 
   it('forget wakes waiters on the dropped state', async () => {
-    const gate = new RateGate({ now: new Clock().now });
+    const gate = b.make(new Clock().now);
     await permit(gate);
     const waiting = gate.acquire('k');
-    gate.forget('k');
+    await gate.forget('k');
     await expect(waiting).resolves.toMatchObject({ ok: true });
-  });
-
-  it('evicts idle keys beyond maxKeys, never one with a request in flight', async () => {
-    const clock = new Clock();
-    const gate = new RateGate({ now: clock.now, maxKeys: 3 });
-    const busy = await permit(gate, 'busy');
-    for (const k of ['a', 'b', 'c', 'd', 'e']) (await permit(gate, k)).release(rateHeaders(5, clock.resetIn(60)));
-    expect(gate.size).toBe(3);
-    expect(gate.snapshot('busy')).toEqual({ remaining: null, resetAt: null }); // unknown but tracked
-    busy.release(rateHeaders(9, clock.resetIn(60)));
-    expect(gate.snapshot('busy').remaining).toBe(9);
-    expect(gate.snapshot('a')).toEqual({ remaining: null, resetAt: null }); // evicted
   });
 
   it('a 429 holds until its reset even when that is earlier than the window we knew; then one request probes', async () => {
     // A token bucket's 429 names its next token, a restarted server has a new window, other
     // clients of the key spent what we thought was left: the 429 is right, our picture is not.
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release(rateHeaders(50, clock.resetIn(60)));
-    (await permit(gate)).release(rateHeaders(0, clock.resetIn(2)), 429);
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(50, clock.resetIn(60)));
+    await spend(gate, rateHeaders(0, clock.resetIn(2)), 429);
     expect(await gate.acquire('k')).toEqual({ ok: false, resetAt: new Date(clock.ms + 2000) });
     clock.advance(2000);
     await expectOneProbe(gate, clock); // not the new-window burst: the server just proved us wrong
@@ -162,39 +157,38 @@ describe('RateGate', () => {
 
   it('an answer that raced a 429 does not reopen the gate, even one naming a later window', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
+    const gate = b.make(clock.now);
     const a = await permit(gate);
-    const b = await permit(gate);
-    a.release(rateHeaders(0, clock.resetIn(5)), 429);
-    b.release(rateHeaders(40, clock.resetIn(60))); // sent before the 429 arrived: an older picture
-    expect(gate.snapshot('k')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 5000) });
+    const c = await permit(gate);
+    expect(await a.release(rateHeaders(0, clock.resetIn(5)), 429)).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 5000) });
+    await c.release(rateHeaders(40, clock.resetIn(60))); // sent before the 429 arrived: an older picture
+    expect(await gate.snapshot('k')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 5000) });
     expect((await gate.acquire('k')).ok).toBe(false);
   });
 
   it('a 429 arriving after its reset (slow answer, lagging server clock) holds nothing but restarts single probes', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release(rateHeaders(80, clock.resetIn(60)));
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(80, clock.resetIn(60)));
     const late = await permit(gate);
     clock.advance(3000);
-    late.release(rateHeaders(0, clock.resetIn(-1)), 429);
+    await late.release(rateHeaders(0, clock.resetIn(-1)), 429);
     await expectOneProbe(gate, clock);
   });
 
   it("a 429's Retry-After wins when it ends later than its reset (relative: immune to clock skew)", async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now });
-    (await permit(gate)).release({ ...rateHeaders(0, clock.resetIn(2)), 'retry-after': '30' }, 429);
-    expect(gate.snapshot('k').resetAt).toEqual(new Date(clock.ms + 30_000));
+    const gate = b.make(clock.now);
+    await spend(gate, { ...rateHeaders(0, clock.resetIn(2)), 'retry-after': '30' }, 429);
+    expect((await gate.snapshot('k')).resetAt).toEqual(new Date(clock.ms + 30_000));
   });
 
-  it('forget and eviction keep a pending 429: the server still refuses', async () => {
+  it('forget keeps a pending 429: the server still refuses', async () => {
     const clock = new Clock();
-    const gate = new RateGate({ now: clock.now, maxKeys: 2 });
-    (await permit(gate, 'held')).release(rateHeaders(0, clock.resetIn(30)), 429);
-    gate.forget('held');
-    expect(gate.snapshot('held')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 30_000) });
-    for (const k of ['a', 'b', 'c']) (await permit(gate, k)).release(rateHeaders(5, clock.resetIn(60)));
+    const gate = b.make(clock.now);
+    await spend(gate, rateHeaders(0, clock.resetIn(30)), 429, 'held');
+    await gate.forget('held');
+    expect(await gate.snapshot('held')).toEqual({ remaining: 0, resetAt: new Date(clock.ms + 30_000) });
     expect(await gate.acquire('held')).toEqual({ ok: false, resetAt: new Date(clock.ms + 30_000) });
     clock.advance(30_000);
     expect((await gate.acquire('held')).ok).toBe(true);
@@ -208,7 +202,7 @@ describe('RateGate', () => {
         fc.array(fc.nat(), { minLength: 1, maxLength: 400 }), // scheduling choices
         async (budget, commands, choices) => {
           const clock = new Clock();
-          const gate = new RateGate({ now: clock.now });
+          const gate = b.make(clock.now);
           const reset = clock.resetIn(60);
           let serverLeft = budget;
           let upstream429 = 0;
@@ -221,7 +215,7 @@ describe('RateGate', () => {
               if (d.ok) inTransit.push(d.permit);
             }),
           );
-          await flush();
+          await b.settle();
           let step = 0;
           while (inTransit.length + answers.length > 0 && step < 10_000) {
             const c = choices[step % choices.length] ?? 0;
@@ -239,8 +233,8 @@ describe('RateGate', () => {
             } else {
               const [a] = answers.splice(c % answers.length, 1);
               if (!a) continue;
-              a.p.release(rateHeaders(a.remaining, reset), a.status);
-              await flush();
+              void a.p.release(rateHeaders(a.remaining, reset), a.status);
+              await b.settle();
             }
           }
           await Promise.all(pending);
@@ -254,5 +248,30 @@ describe('RateGate', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('MemoryRateGate bounds', () => {
+  it('evicts idle keys beyond maxKeys, never one with a request in flight', async () => {
+    const clock = new Clock();
+    const gate = new MemoryRateGate({ now: clock.now, maxKeys: 3 });
+    const busy = await permit(gate, 'busy');
+    for (const k of ['a', 'b', 'c', 'd', 'e']) await spend(gate, rateHeaders(5, clock.resetIn(60)), undefined, k);
+    expect(gate.size).toBe(3);
+    expect(await gate.snapshot('busy')).toEqual({ remaining: null, resetAt: null }); // unknown but tracked
+    await busy.release(rateHeaders(9, clock.resetIn(60)));
+    expect((await gate.snapshot('busy')).remaining).toBe(9);
+    expect(await gate.snapshot('a')).toEqual({ remaining: null, resetAt: null }); // evicted
+  });
+
+  it('eviction keeps a pending 429: the server still refuses', async () => {
+    const clock = new Clock();
+    const gate = new MemoryRateGate({ now: clock.now, maxKeys: 2 });
+    await spend(gate, rateHeaders(0, clock.resetIn(30)), 429, 'held');
+    await gate.forget('held');
+    for (const k of ['a', 'b', 'c']) await spend(gate, rateHeaders(5, clock.resetIn(60)), undefined, k);
+    expect(await gate.acquire('held')).toEqual({ ok: false, resetAt: new Date(clock.ms + 30_000) });
+    clock.advance(30_000);
+    expect((await gate.acquire('held')).ok).toBe(true);
   });
 });

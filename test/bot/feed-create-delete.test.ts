@@ -78,10 +78,10 @@ describe('/feed create', () => {
   botTest('invalidates the autocomplete cache so the new feed shows at once', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.client.listFeeds({ apiKey: 'fbk_TestKeyForUnitTests_9f3Kq2', guildId: '1100000000000000001' });
-    expect(h.client.cachedFeeds('1100000000000000001')).toBeDefined();
+    expect(await h.client.cachedFeeds('1100000000000000001')).toBeDefined();
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(201, created, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
-    expect(h.client.cachedFeeds('1100000000000000001')).toBeUndefined();
+    expect(await h.client.cachedFeeds('1100000000000000001')).toBeUndefined();
   });
 });
 
@@ -238,6 +238,6 @@ describe('autocomplete for feed ids', () => {
     expect(body(h).data.choices).toEqual([]);
     expect(answeredAfter).toBeLessThan(3_000);
     await new Promise((r) => setTimeout(r, 800));
-    expect(h.client.cachedFeeds('1100000000000000001')?.feeds).toHaveLength(2);
+    expect((await h.client.cachedFeeds('1100000000000000001'))?.feeds).toHaveLength(2);
   });
 });

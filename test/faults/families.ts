@@ -93,7 +93,7 @@ function confirmationButton(h: BotHarness, which: 0 | 1): string {
 
 async function askToDelete(h: BotHarness, locale: string): Promise<void> {
   // /feed delete reads the list from the cache when it can.
-  if (!h.client.cachedFeeds(GUILD_ID)) h.api.intercept({ path: LIST.path, method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+  if (!(await h.client.cachedFeeds(GUILD_ID))) h.api.intercept({ path: LIST.path, method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
   await h.run(chatInput('feed', 'delete', { id: 1 }, { locale }));
 }
 

@@ -1,0 +1,24 @@
+/**
+ * State the replicas of the bot share when several of them answer the same guilds (REDIS_URL):
+ * the per-key rate gate and the per-guild feed list cache. Without a backend, each process keeps
+ * both in memory (one replica: the embedded default).
+ */
+import type { RateGate, SharedGateOptions } from './gate.js';
+import type { FeedsCacheStore } from './feeds-cache.js';
+
+export interface SharedCacheOptions {
+  /** Wall clock (epoch ms) the entries' lifetime is read on. */
+  now: () => number;
+  /** Entry lifetime; 0 stores nothing. */
+  ttlMs: number;
+  /** How long another replica waits for a fill before it sends its own request: one whole call. */
+  fillLeaseMs: number;
+}
+
+export interface SharedStateBackend {
+  /** Where the state lives, without credentials, for logs. */
+  readonly where: string;
+  rateGate(opts: SharedGateOptions): RateGate;
+  feedsCache(opts: SharedCacheOptions): FeedsCacheStore;
+  close(): Promise<void>;
+}
