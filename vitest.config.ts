@@ -11,12 +11,17 @@ export default defineConfig({
   // require('pg-pool') then gets a module namespace instead of the Pool class).
   ssr: { resolve: { conditions: conditions.filter((c) => c !== 'import'), externalConditions: ['@feedbot/source'] } },
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Tests start real servers on 127.0.0.1; forks keep each file's sockets and timers apart.
     pool: 'forks',
     restoreMocks: true,
+    projects: [
+      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'] } },
+      // The command tests again, each interaction signed and POSTed to POST /interactions
+      // (INTERACTIONS_MODE=http) instead of dispatched as from the gateway: one suite, two transports.
+      { extends: true, test: { name: 'commands over http', include: ['test/bot/**/*.test.ts'], env: { FEEDBOT_TEST_TRANSPORT: 'http' } } },
+    ],
   },
 });

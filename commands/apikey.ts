@@ -19,6 +19,9 @@ import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyStatus, ty
 import { noticeEmbed } from '../src/render/notice.js';
 import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 
+/** How long ownership waits for the guild's channel list (HTTP mode; the gateway's is at hand). */
+const CHANNEL_LOOKUP_MS = 2_000;
+
 export const keyModalId = customId('apikey:set', {});
 const KEY_INPUT_ID = 'key';
 /** Printable ASCII without spaces: what API keys are made of. */
@@ -56,7 +59,9 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
   }
   // Refuse a key proven to be another server's; store one nothing could tie either way as
   // unverified, and say so (the rule is in ./apikey/ownership.ts).
-  const owner = judgeOwnership(guildId, { servidor: probe.stats?.servidor, feedChannels: probe.feedChannels }, channelPlaces(interaction, guildId));
+  // The modal was acknowledged with a deferral first: a channel lookup (HTTP mode) has time.
+  const here = probe.feedChannels?.length ? await ctx.services.channels.names(guildId, CHANNEL_LOOKUP_MS) : undefined;
+  const owner = judgeOwnership(guildId, { servidor: probe.stats?.servidor, feedChannels: probe.feedChannels }, channelPlaces(interaction, guildId, here));
   if (owner.verdict === 'foreign') {
     throw owner.servidor ? new UserError('apikey.otherServer', { servidor: owner.servidor }) : new UserError('apikey.otherServer.channels');
   }

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { FeedApiClient } from './api/client.js';
 import type { SharedStateBackend } from './api/shared-state.js';
 import { RedisSharedState } from './api/shared/redis-state.js';
+import { ChannelDirectory } from './bot/channel-directory.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import type { BotServices } from './bot/context.js';
 import { createRouter, type InteractionRouter } from './bot/router.js';
@@ -18,6 +19,7 @@ import type { Logger } from './logger.js';
 import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
+import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
 
 export interface BotApp {
   client: Client;
@@ -28,6 +30,8 @@ export interface BotApp {
   gatewayless: boolean;
   /** `http` transport: first responses waiting for the HTTP answer. */
   initialResponses?: InitialResponses;
+  /** `http` transport: interaction ids already received (shared by the replicas with REDIS_URL). */
+  seen: SeenInteractions;
   /** Hands a raw interaction (HTTP transport) to discord.js and the router; false once stopping. */
   dispatch(raw: Record<string, unknown>): boolean;
   /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
@@ -87,6 +91,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   const services: BotServices = {
     api,
     keys,
+    channels: new ChannelDirectory(client),
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
   };
@@ -110,6 +115,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     keys,
     api,
     gatewayless: initialResponses !== undefined,
+    seen: sharedState?.seenInteractions() ?? new MemorySeenInteractions(),
     ...(initialResponses ? { initialResponses } : {}),
     dispatch(raw) {
       if (!accepting) return false;

@@ -96,6 +96,7 @@ try {
       port: config.PORT,
       responses: bot.initialResponses!,
       dispatch: (raw) => bot.dispatch(raw),
+      seen: bot.seen,
       logger: logger.child({ component: 'interactions-endpoint' }),
     });
     if (metrics) endpoint.onRequest(metrics.onHttpRequest);

@@ -48,13 +48,15 @@ export function judgeOwnership(guildId: string, evidence: OwnershipEvidence, pla
 
 /**
  * Channel places from the client's caches, which the Guilds intent fills at login with every
- * guild the bot is in and their channels (threads are not cached: they read as unknown).
+ * guild the bot is in and their channels (threads are not cached: they read as unknown). In HTTP
+ * mode there is no cache: `guildChannels` (from Discord's REST API) tells what is here, and a
+ * channel of another guild reads as unknown, not elsewhere.
  */
-export function channelPlaces(interaction: Interaction, guildId: string): (channelId: string) => ChannelPlace {
+export function channelPlaces(interaction: Interaction, guildId: string, guildChannels?: ReadonlyMap<string, string>): (channelId: string) => ChannelPlace {
   const here = interaction.guild?.channels.cache;
   const known = interaction.client.channels.cache;
   return (channelId) => {
-    if (here?.has(channelId)) return 'here';
+    if (here?.has(channelId) || guildChannels?.has(channelId)) return 'here';
     const channel = known.get(channelId);
     if (!channel || channel.isDMBased()) return 'unknown';
     return channel.guildId === guildId ? 'here' : 'elsewhere';

@@ -45,10 +45,11 @@ export async function autocomplete(interaction: AutocompleteInteraction, ctx: Ha
     clearTimeout(timer);
   }
   const query = String(interaction.options.getFocused() ?? '').trim();
-  const channels = interaction.guild?.channels.cache;
+  // Over the gateway from the cache at once; in HTTP mode fetched, within what is left of the budget.
+  const channels = await ctx.services.channels.names(guildId, Math.max(0, AUTOCOMPLETE_BUDGET_MS - (ctx.now() - started)));
   const choices = (feeds?.feeds ?? [])
-    .filter((f) => matches(f, query, channels?.get(f.canal)?.name))
+    .filter((f) => matches(f, query, channels?.get(f.canal)))
     .slice(0, Limits.choices)
-    .map((f) => ({ name: feedChoiceName(ctx.t, f, channels?.get(f.canal)?.name), value: f.id }));
+    .map((f) => ({ name: feedChoiceName(ctx.t, f, channels?.get(f.canal)), value: f.id }));
   await interaction.respond(choices);
 }

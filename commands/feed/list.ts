@@ -48,6 +48,9 @@ export const subcommand: SlashDeclaration = {
   },
 };
 
+/** A page turn shows the channel filter's name if it is known quickly (HTTP mode fetches it). */
+const PAGE_CHANNEL_LOOKUP_MS = 500;
+
 export const pageButton = button({
   id: listPageId,
   guildOnly: true,
@@ -55,7 +58,7 @@ export const pageButton = button({
   answer: 'update',
   ephemeral: true,
   async run(interaction, ctx, state) {
-    const channelName = state.channelId ? interaction.guild?.channels.cache.get(state.channelId)?.name : undefined;
+    const channelName = state.channelId ? (await ctx.services.channels.names(interaction.guildId!, PAGE_CHANNEL_LOOKUP_MS))?.get(state.channelId) : undefined;
     await ctx.respond.send(await listPage(ctx, state, false, channelName));
   },
 });

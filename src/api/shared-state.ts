@@ -5,6 +5,7 @@
  */
 import type { RateGate, SharedGateOptions } from './gate.js';
 import type { FeedsCacheStore } from './feeds-cache.js';
+import type { SeenInteractions } from '../http/replay.js';
 
 export interface SharedCacheOptions {
   /** Wall clock (epoch ms) the entries' lifetime is read on. */
@@ -20,5 +21,7 @@ export interface SharedStateBackend {
   readonly where: string;
   rateGate(opts: SharedGateOptions): RateGate;
   feedsCache(opts: SharedCacheOptions): FeedsCacheStore;
+  /** The HTTP transport's replay guard: interaction ids already received by any replica. */
+  seenInteractions(): SeenInteractions;
   close(): Promise<void>;
 }

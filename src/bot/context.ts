@@ -4,6 +4,7 @@
  */
 import { PermissionFlagsBits, type Interaction } from 'discord.js';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
+import type { ChannelDirectory } from './channel-directory.js';
 import type { KeyStore } from '../keys/store.js';
 import { langFor, translator, type Lang, type Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -13,6 +14,8 @@ import type { Responder } from './responder.js';
 export interface BotServices {
   api: FeedApiClient;
   keys: KeyStore;
+  /** Channel names of a guild: the gateway's cache, or Discord's REST API in HTTP mode. */
+  channels: ChannelDirectory;
   logger: Logger;
   /** Acknowledge an interaction after this long without an answer (default 1.5 s). */
   deferAfterMs?: number;

@@ -16,7 +16,10 @@ import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
 import { createCommands } from '../../src/commands.js';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
 import { baseLoggerOptions } from '../../src/logger.js';
+import { ChannelDirectory } from '../../src/bot/channel-directory.js';
+import { InitialResponses } from '../../src/http/initial-response.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
+import { mirroredInitialResponses, startHttpTransportForTests, TEST_TRANSPORT, type Transport } from './http-transport.js';
 
 export const API_ORIGIN = 'https://feeds.test';
 export const API_BASE = `${API_ORIGIN}/v1`;
@@ -24,6 +27,7 @@ export const TEST_KEY = 'fbk_TestKeyForUnitTests_9f3Kq2';
 export const SECRET = Buffer.alloc(32, 7);
 
 export interface BotHarness {
+  transport: Transport;
   /** Temp folder holding the SQLite key store. */
   dir: string;
   discord: TestDiscord;
@@ -49,6 +53,8 @@ export interface HarnessOptions {
   api?: { baseUrl: string; dispatcher: Dispatcher };
   /** Key store settings for storage fault tests (a cold cache, a short busy timeout). */
   keyStore?: Pick<KeyStoreOptions, 'cacheSize' | 'busyTimeoutMs'>;
+  /** How interactions reach the router; default FEEDBOT_TEST_TRANSPORT (gateway). */
+  transport?: Transport;
 }
 
 export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
@@ -76,17 +82,30 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     ...(opts.now ? { now: opts.now } : {}),
   });
   const keys = await KeyStore.open({ databaseUrl: join(dir, 'keys.sqlite'), secret: SECRET, logger, ...opts.keyStore });
-  const discord = createTestDiscord();
+  const transport = opts.transport ?? TEST_TRANSPORT;
+  const responses = transport === 'http' ? new InitialResponses() : undefined;
+  const discord = createTestDiscord(responses ? { wrapRest: (recorded) => mirroredInitialResponses(responses, recorded) } : {});
   const commands = createCommands();
   const router = createRouter(commands, {
     api: client,
     keys,
+    channels: new ChannelDirectory(discord.client),
     logger,
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
     ...(opts.confirmTtlMs !== undefined ? { confirmTtlMs: opts.confirmTtlMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
+  const http = responses
+    ? await startHttpTransportForTests({
+        responses,
+        handle: (raw) => {
+          const interaction = discord.dispatch(raw);
+          return { interaction, done: router.handle(interaction) };
+        },
+      })
+    : undefined;
   return {
+    transport,
     dir,
     discord,
     agent,
@@ -96,7 +115,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     router,
     logs,
     rawLogs,
-    run: (raw) => router.handle(discord.dispatch(raw)),
+    run: http ? (raw) => http.run(raw) : (raw) => router.handle(discord.dispatch(raw)),
     async setKey(guildId = GUILD_ID, apiKey = TEST_KEY) {
       await keys.set(guildId, {
         apiKey,
@@ -106,6 +125,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
       });
     },
     async close() {
+      await http?.close();
       await router.drain();
       for (const command of commands) command.dispose?.();
       await discord.destroy();

@@ -4,7 +4,7 @@
  * builders, bound to this suite's ids.
  */
 import type { APIInteraction, APIMessage } from 'discord-api-types/v10';
-import { Events, PermissionFlagsBits, type Client, type Interaction } from 'discord.js';
+import { Events, PermissionFlagsBits, type Client, type ClientOptions, type Interaction } from 'discord.js';
 import { dispatchInteraction, fakeMessage as webhookMessage, interactionPayloads, RestRecorder, type RecordedRequest } from '@feedbot/discord-emulator/testing';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 
@@ -55,9 +55,12 @@ export interface TestDiscord {
   destroy(): Promise<void>;
 }
 
-export function createTestDiscord(opts: { latencyMs?: number } = {}): TestDiscord {
+type MakeRequest = NonNullable<NonNullable<ClientOptions['rest']>['makeRequest']>;
+
+export function createTestDiscord(opts: { latencyMs?: number; wrapRest?: (recorded: MakeRequest) => MakeRequest } = {}): TestDiscord {
   const recorder = new RestRecorder({ api: 'https://discord.test/api', latencyMs: opts.latencyMs ?? 0, channelId: CHANNEL_ID });
-  const client = createDiscordClient({ rest: recorder.rest });
+  const recorded = recorder.rest.makeRequest!;
+  const client = createDiscordClient({ rest: { ...recorder.rest, makeRequest: opts.wrapRest ? opts.wrapRest(recorded) : recorded } });
   client.rest.setToken('test-token-not-real');
   let last: Interaction | undefined;
   client.on(Events.InteractionCreate, (i) => {

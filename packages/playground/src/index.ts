@@ -7,3 +7,5 @@ export { startDemo, DEFAULT_DEMO_DIR, DEFAULT_DEMO_PORT, DEFAULT_SIMULATE_MS } f
 export type { DemoOptions, RunningDemo, AutoKeyResult } from './demo.js';
 export { DataDirLockedError } from './data-lock.js';
 export { startPostgres, startRedis, serverBinariesMissing, missingServer, freePort, type LocalServer, type ServerKind } from './servers.js';
+export { startNginx, missingNginx, type LoadBalancer } from './nginx.js';
+export { BotGroup, type RunningBot, type ExitResult } from './bot-group.js';

@@ -32,7 +32,7 @@ export interface LocalServer {
   stop(): Promise<void>;
 }
 
-function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
+export function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
   for (const dir of dirs) {
     const candidate = path.join(dir, binary);
     if (existsSync(candidate)) return candidate;
@@ -68,7 +68,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {

@@ -18,6 +18,9 @@ import {
   type EmulatedGuild,
 } from '@feedbot/discord-emulator';
 import type { Logger } from './log.js';
+import { BotGroup, type RunningBot } from './bot-group.js';
+import { startNginx, type LoadBalancer } from './nginx.js';
+import { freePort } from './servers.js';
 
 /**
  * The bot's folder, where its process runs: FEEDBOT_DIR, or the working directory (npm scripts of
@@ -103,10 +106,23 @@ export interface StackOptions {
   launch?: BotLaunch;
   /** The bot's folder (a checkout, or a production install for `compiled`); default BOT_DIR. */
   botDir?: string;
+  /**
+   * How Discord delivers interactions: over the gateway (default), or `http`: the bot runs with
+   * INTERACTIONS_MODE=http on a free loopback port and the emulator's Interactions Endpoint URL
+   * points at it once the bot is up.
+   */
+  transport?: 'gateway' | 'http';
+  /**
+   * With `http`: this many identical replicas behind a real nginx (round-robin); the emulator's
+   * endpoint is nginx. Default 1 (no load balancer).
+   */
+  replicas?: number;
 }
 
 export class Stack {
-  bot: BotProcess | undefined;
+  bot: RunningBot | undefined;
+  /** nginx in front of the replicas, once started. */
+  loadBalancer: LoadBalancer | undefined;
   /** Processes started with spawnBot (several hosts of a sharded bot); close() stops them. */
   private readonly others = new Set<BotProcess>();
 
@@ -118,6 +134,8 @@ export class Stack {
     readonly env: Record<string, string>,
     private readonly logger: Logger,
     private readonly launch: { mode: BotLaunch; dir: string },
+    /** HTTP transport: the port of each replica (one unless `replicas`). */
+    private readonly replicaPorts: number[] = [],
   ) {}
 
   static async start(opts: StackOptions): Promise<Stack> {
@@ -143,7 +161,12 @@ export class Stack {
         defaultUserId: ADMIN_USER_ID,
         logger: opts.logger.child({ component: 'emulator' }),
       });
+      const replicaPorts: number[] = [];
+      if (opts.transport === 'http') for (let i = 0; i < Math.max(1, opts.replicas ?? 1); i++) replicaPorts.push(await freePort());
+      const http: Record<string, string> =
+        opts.transport === 'http' ? { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: emulator.publicKey, HOST: '127.0.0.1', PORT: String(replicaPorts[0]) } : {};
       const env: Record<string, string> = {
+        ...http,
         DISCORD_TOKEN: botToken,
         DISCORD_API_URL: emulator.apiUrl,
         FEED_API_URL: sandbox.url,
@@ -156,7 +179,7 @@ export class Stack {
         LOG_PRETTY: 'false',
         ...opts.botEnv,
       };
-      return new Stack(sandbox, emulator, demoKey, botToken, env, opts.logger, { mode: opts.launch ?? 'source', dir: opts.botDir ?? BOT_DIR });
+      return new Stack(sandbox, emulator, demoKey, botToken, env, opts.logger, { mode: opts.launch ?? 'source', dir: opts.botDir ?? BOT_DIR }, replicaPorts);
     } catch (error) {
       await emulator?.close();
       await sandbox.close();
@@ -177,13 +200,30 @@ export class Stack {
     return out.join('');
   }
 
-  /** Starts the bot and resolves once it logged `ready`. */
-  async startBot(timeoutMs = 30_000): Promise<BotProcess> {
+  /** Starts the bot (every replica, behind nginx, when there are several) and resolves once ready. */
+  async startBot(timeoutMs = 30_000): Promise<RunningBot> {
     if (this.bot?.running) throw new Error('the bot is already running');
-    const bot = new BotProcess(this.spawnBotProgram('index', this.env), this.logger);
-    this.bot = bot;
-    await bot.waitForLog((l) => l.msg === 'ready', timeoutMs);
-    return bot;
+    if (this.replicaPorts.length > 1) {
+      const group = new BotGroup(this.replicaPorts.map((port) => new BotProcess(this.spawnBotProgram('index', { ...this.env, PORT: String(port) }), this.logger)));
+      this.bot = group;
+      await group.waitForEach((l) => l.msg === 'ready', timeoutMs);
+      this.loadBalancer ??= await startNginx(this.replicaPorts);
+    } else {
+      const bot = new BotProcess(this.spawnBotProgram('index', this.env), this.logger);
+      this.bot = bot;
+      await bot.waitForLog((l) => l.msg === 'ready', timeoutMs);
+    }
+    const endpoint = this.interactionsEndpoint;
+    // As an operator does in the Developer Portal once the endpoint answers; kept across restarts.
+    if (endpoint && this.emulator.interactionsEndpointUrl !== endpoint) await this.emulator.setInteractionsEndpoint(endpoint);
+    return this.bot;
+  }
+
+  /** Where Discord sends interactions in HTTP mode: nginx in front of the replicas, or the one bot. */
+  get interactionsEndpoint(): string | undefined {
+    if (this.env.INTERACTIONS_MODE !== 'http') return undefined;
+    if (this.replicaPorts.length > 1) return this.loadBalancer ? `${this.loadBalancer.url}/interactions` : undefined;
+    return `http://${this.env.HOST}:${this.env.PORT}/interactions`;
   }
 
   /**
@@ -200,6 +240,7 @@ export class Stack {
   async close(): Promise<void> {
     await Promise.all([...this.others].map((bot) => bot.stop().catch(() => undefined)));
     await this.bot?.stop().catch(() => undefined);
+    await this.loadBalancer?.stop();
     await this.emulator.close();
     await this.sandbox.close();
   }

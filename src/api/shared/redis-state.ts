@@ -12,6 +12,8 @@ import type { SharedCacheOptions, SharedStateBackend } from '../shared-state.js'
 import { RedisFeedsCache } from './redis-feeds-cache.js';
 import { RedisLink } from './redis-link.js';
 import { RedisRateGate } from './redis-rate-gate.js';
+import type { SeenInteractions } from '../../http/replay.js';
+import { RedisSeenInteractions } from '../../http/redis-seen.js';
 
 export class RedisSharedState implements SharedStateBackend {
   constructor(
@@ -34,6 +36,10 @@ export class RedisSharedState implements SharedStateBackend {
 
   feedsCache(opts: SharedCacheOptions): FeedsCacheStore {
     return new RedisFeedsCache({ ...opts, link: this.link, namespace: this.namespace });
+  }
+
+  seenInteractions(): SeenInteractions {
+    return new RedisSeenInteractions(this.link, this.namespace);
   }
 
   close(): Promise<void> {
