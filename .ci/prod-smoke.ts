@@ -163,6 +163,20 @@ try {
   expect(answerText(await waitFinal(stack, again.id)).includes('Forwarding statistics'), '/stats is answered by the shard process that owns the guild, with the stored key');
   const hostResult = await host.stop();
   expect(host.lines.some((l) => l.msg === 'stopped') && hostResult.code === 0, 'SIGTERM stops the manager and its shard processes cleanly (exit 0)', { ...hostResult, stderr: host.stderr.join('').slice(-500) });
+
+  // INTERACTIONS_MODE=http from the production install: the emulator checks the endpoint as the
+  // Developer Portal does, then delivers signed POSTs to it.
+  const httpPort = await freePort();
+  const httpBot = stack.spawnBot({ env: { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: stack.emulator.publicKey, HOST: '127.0.0.1', PORT: String(httpPort) } });
+  await httpBot.waitForLog((l) => l.msg === 'ready' && l.mode === 'http', 30_000);
+  await stack.emulator.setInteractionsEndpoint(`http://127.0.0.1:${httpPort}/interactions`);
+  expect(true, 'the compiled bot in http mode passes the endpoint checks (bad signature refused, PING answered)');
+  const overHttp = await control<InteractionSnapshot>(stack, 'POST', '/interactions', { type: 'command', commandName: 'stats', ...member });
+  expect(answerText(await waitFinal(stack, overHttp.id)).includes('Forwarding statistics'), '/stats is answered over HTTP (signed POST /interactions, answer in the HTTP response)');
+  expect(stack.emulator.deliveries.some((d) => d.interactionId === overHttp.id && d.status === 200), 'the emulator delivered it over HTTP');
+  await stack.emulator.setInteractionsEndpoint(null);
+  const httpResult = await httpBot.stop();
+  expect(httpResult.code === 0, 'SIGTERM stops the http-mode bot cleanly (exit 0)', { ...httpResult, stderr: httpBot.stderr.join('').slice(-500) });
 } finally {
   await stack.close();
   rmSync(dataDir, { recursive: true, force: true });
