@@ -12,6 +12,7 @@ import {
   type CacheWithLimitsOptions,
   type ClientOptions,
 } from 'discord.js';
+import { buildIdentifyThrottler } from './identify-throttler.js';
 
 export interface DiscordClientOptions {
   /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
@@ -91,6 +92,7 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     intents: [GatewayIntentBits.Guilds],
     ...shardOptions(opts.sharding),
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
+    ws: { buildIdentifyThrottler },
     makeCache: makeCache(),
     sweepers: { ...Options.DefaultSweeperSettings },
   });
