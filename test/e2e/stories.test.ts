@@ -30,7 +30,8 @@ import { silentLogger } from '../../src/logger.js';
 
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
 const member = { userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS };
-const EXTRA_GUILDS = generateGuilds(12, { namePrefix: 'Crash test' });
+// Enough that a SIGKILL after the first three saves still lands while others are in flight, even on a busy machine.
+const EXTRA_GUILDS = generateGuilds(24, { namePrefix: 'Crash test' });
 
 let dir: string;
 let stack: Stack;

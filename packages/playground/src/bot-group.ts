@@ -22,11 +22,35 @@ export interface RunningBot {
 }
 
 export class BotGroup implements RunningBot {
-  readonly exited: Promise<ExitResult>;
+  private readonly current: BotProcess[];
 
-  constructor(readonly members: readonly BotProcess[]) {
+  /** `respawn(i)` starts member i again as it was first started (restartMember). */
+  constructor(
+    members: readonly BotProcess[],
+    private readonly respawn?: (index: number) => BotProcess,
+  ) {
     if (members.length === 0) throw new Error('a bot group needs at least one process');
-    this.exited = Promise.all(members.map((m) => m.exited)).then((results) => worst(results));
+    this.current = [...members];
+  }
+
+  get members(): readonly BotProcess[] {
+    return this.current;
+  }
+
+  /** Once every current member has exited (a restarted member counts, not the one it replaced). */
+  get exited(): Promise<ExitResult> {
+    return Promise.all(this.current.map((m) => m.exited)).then((results) => worst(results));
+  }
+
+  /** Starts member `index` again after it exited (killed, crashed); resolves once it logs `ready`. */
+  async restartMember(index: number, timeoutMs = 30_000): Promise<BotProcess> {
+    const old = this.current[index];
+    if (!old || !this.respawn) throw new Error(`no member ${index} to restart`);
+    if (old.running) throw new Error(`member ${index} is still running`);
+    const bot = this.respawn(index);
+    this.current[index] = bot;
+    await bot.waitForLog((l) => l.msg === 'ready', timeoutMs);
+    return bot;
   }
 
   get lines(): LogLine[] {

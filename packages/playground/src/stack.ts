@@ -125,6 +125,8 @@ export class Stack {
   loadBalancer: LoadBalancer | undefined;
   /** Processes started with spawnBot (several hosts of a sharded bot); close() stops them. */
   private readonly others = new Set<BotProcess>();
+  /** Replicas: extra environment for replica `index` (e.g. its own METRICS_PORT), read at each start. */
+  replicaEnv: (index: number) => Record<string, string> = () => ({});
 
   private constructor(
     readonly sandbox: RunningSandbox,
@@ -204,7 +206,8 @@ export class Stack {
   async startBot(timeoutMs = 30_000): Promise<RunningBot> {
     if (this.bot?.running) throw new Error('the bot is already running');
     if (this.replicaPorts.length > 1) {
-      const group = new BotGroup(this.replicaPorts.map((port) => new BotProcess(this.spawnBotProgram('index', { ...this.env, PORT: String(port) }), this.logger)));
+      const replica = (i: number) => new BotProcess(this.spawnBotProgram('index', { ...this.env, ...this.replicaEnv(i), PORT: String(this.replicaPorts[i]) }), this.logger);
+      const group = new BotGroup(this.replicaPorts.map((_, i) => replica(i)), replica);
       this.bot = group;
       await group.waitForEach((l) => l.msg === 'ready', timeoutMs);
       this.loadBalancer ??= await startNginx(this.replicaPorts);
