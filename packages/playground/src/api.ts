@@ -46,6 +46,8 @@ export interface PlaygroundDeps {
   demoKey: string;
   notes: () => PlaygroundNote[];
   botRunning: () => boolean;
+  /** Bot processes behind the Interactions Endpoint (HTTP transport); default 1. */
+  replicas?: number;
 }
 
 const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
@@ -81,6 +83,7 @@ export function createApi(deps: PlaygroundDeps) {
       .sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
       .map((c) => ({ id: c.id, name: c.name, type: c.type, parentId: c.parentId ?? null }));
     const categories = guild.channels.filter((c) => c.type === 4).map((c) => ({ id: c.id, name: c.name }));
+    const endpoint = emulator.interactionsEndpointUrl;
     return {
       guild: { id: guild.id, name: guild.name },
       channels,
@@ -89,6 +92,10 @@ export function createApi(deps: PlaygroundDeps) {
       members: guild.members.map((m) => ({ id: m.userId, name: m.globalName ?? m.username ?? m.userId })),
       actors: deps.actors,
       bot: { id: emulator.botUser.id, username: emulator.botUser.username, avatar: deps.botAvatar, running: deps.botRunning() },
+      // What the emulator does with an interaction: dispatch it over the gateway, or POST it to the endpoint.
+      transport: endpoint === null ? 'gateway' : 'http',
+      endpoint,
+      replicas: endpoint === null ? 1 : (deps.replicas ?? 1),
       commands: [...emulator.commands(null), ...emulator.commands(deps.guildId)],
       sandboxOrigin: new URL(deps.sandboxOrigin).origin,
       demoKey: deps.demoKey,
@@ -98,6 +105,8 @@ export function createApi(deps: PlaygroundDeps) {
 
   /** Runs an emulator call, turning what the Discord client would refuse into 4xx answers. */
   function attempt(fn: () => InteractionHandle): InteractionHandle {
+    // Over HTTP the emulator would POST to an endpoint nobody listens on; refuse as over the gateway.
+    if (emulator.interactionsEndpointUrl !== null && !deps.botRunning()) throw new HttpError(409, 'feedbot is offline: its process is not running');
     try {
       return fn();
     } catch (error) {

@@ -12,8 +12,10 @@ import { silentLogger, type Logger } from './log.js';
 import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { PlaygroundActor, PlaygroundNote } from './api.js';
 import { startPlayground, type RunningPlayground } from './playground.js';
+import { BotGroup, type RunningBot } from './bot-group.js';
 import { LOCK_FILE, lockDataDir, type DataDirLock } from './data-lock.js';
-import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, demoGuild } from './stack.js';
+import { missingNginx } from './nginx.js';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, demoGuild, type BotProcess } from './stack.js';
 
 export const DEFAULT_DEMO_DIR = 'data/demo';
 export const DEFAULT_DEMO_PORT = 8080;
@@ -31,9 +33,16 @@ export interface DemoOptions {
   /** How often the sandbox forwards a generated post; false for never. */
   simulateMs?: number | false;
   seed?: number;
+  /**
+   * How the emulator delivers interactions: over the gateway (default), or `http`: the bot runs
+   * with INTERACTIONS_MODE=http and the emulator POSTs signed interactions to its endpoint.
+   */
+  transport?: 'gateway' | 'http';
+  /** With `http`: this many bot replicas behind nginx (needs nginx installed). Default 1. */
+  replicas?: number;
   logger?: Logger;
-  /** Receives every line the bot process prints (stdout and stderr). */
-  onBotOutput?: (line: string) => void;
+  /** Receives every line the bot prints (stdout and stderr); `replica` (1-based) when there are several. */
+  onBotOutput?: (line: string, replica?: number) => void;
   /** Reports start-up steps as they happen. */
   onStep?: (step: string) => void;
 }
@@ -50,6 +59,11 @@ export interface RunningDemo {
   /** Whether the data directory already existed (state kept from an earlier run). */
   resumed: boolean;
   stack: Stack;
+  transport: 'gateway' | 'http';
+  /** Bot processes answering interactions (several only with `http` and `replicas`). */
+  replicas: number;
+  /** The Interactions Endpoint URL the demo saved in the emulator (`http` only). */
+  endpoint: string | undefined;
   playground: RunningPlayground;
   autoKey: AutoKeyResult;
   close(): Promise<void>;
@@ -111,6 +125,12 @@ function actors(): Record<'admin' | 'member', PlaygroundActor> {
   };
 }
 
+function startBotStep({ transport, replicas }: { transport: 'gateway' | 'http'; replicas: number }): string {
+  if (transport === 'gateway') return 'starting the bot (from source, as npm run dev does)';
+  const who = replicas > 1 ? `${replicas} bot replicas behind nginx` : 'the bot';
+  return `starting ${who} (from source, INTERACTIONS_MODE=http) and saving the Interactions Endpoint URL`;
+}
+
 function pipeLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (line: string) => void): void {
   let buffer = '';
   stream?.on('data', (chunk: Buffer) => {
@@ -124,21 +144,62 @@ function pipeLines(stream: NodeJS.ReadableStream | null | undefined, onLine: (li
   });
 }
 
+/** The bot's processes, one or each replica. */
+function botProcesses(bot: RunningBot): readonly BotProcess[] {
+  return bot instanceof BotGroup ? bot.members : [bot as BotProcess];
+}
+
+function forwardBotOutput(bot: RunningBot, onLine: (line: string, replica?: number) => void): void {
+  const processes = botProcesses(bot);
+  processes.forEach((p, i) => {
+    const replica = processes.length > 1 ? i + 1 : undefined;
+    const forward = (line: string) => onLine(line, replica);
+    for (const line of p.lines) forward(JSON.stringify(line));
+    pipeLines(p.child.stdout, forward);
+    pipeLines(p.child.stderr, forward);
+  });
+}
+
+/** Thrown before anything starts when the demo cannot run as asked (e.g. replicas without nginx). */
+export class DemoSetupError extends Error {
+  override name = 'DemoSetupError';
+}
+
+/** Checks what the requested layout needs; throws DemoSetupError saying what is missing. */
+function checkLayout(opts: DemoOptions): { transport: 'gateway' | 'http'; replicas: number } {
+  const transport = opts.transport ?? 'gateway';
+  const replicas = opts.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1) throw new DemoSetupError(`replicas must be a whole number from 1 up (got ${replicas})`);
+  if (replicas > 1 && transport !== 'http') throw new DemoSetupError('replicas need the http transport (--http): over the gateway one process holds the session');
+  if (replicas > 1) {
+    // missingNginx throws under CI instead of returning; either way nginx is not there.
+    let missing: string | undefined;
+    try {
+      missing = missingNginx();
+    } catch {
+      missing = 'nginx not found';
+    }
+    if (missing) throw new DemoSetupError(`${replicas} replicas need nginx in front of them, and nginx is not installed (apt-get install nginx); run with one replica instead`);
+  }
+  return { transport, replicas };
+}
+
 export async function startDemo(opts: DemoOptions = {}): Promise<RunningDemo> {
+  const layout = checkLayout(opts);
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DEMO_DIR);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Before anything touches the folder: a second demo must not regenerate the first one's key.
   const lock = lockDataDir(dataDir);
   try {
     if (opts.fresh) for (const entry of readdirSync(dataDir)) if (entry !== LOCK_FILE) rmSync(join(dataDir, entry), { recursive: true, force: true });
-    return await startLockedDemo(dataDir, opts, lock);
+    return await startLockedDemo(dataDir, { ...opts, ...layout }, lock);
   } catch (error) {
     lock.release();
     throw error;
   }
 }
 
-async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDirLock): Promise<RunningDemo> {
+async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<typeof checkLayout>, lock: DataDirLock): Promise<RunningDemo> {
   const logger = opts.logger ?? silentLogger();
   const step = opts.onStep ?? (() => undefined);
   const resumed = existsSync(join(dataDir, 'sandbox'));
@@ -150,19 +211,17 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDir
     seed: opts.seed ?? 1,
     simulateMs: opts.simulateMs ?? DEFAULT_SIMULATE_MS,
     keySecret: keySecret(dataDir),
+    transport: opts.transport,
+    replicas: opts.replicas,
   });
   let playground: RunningPlayground | undefined;
   let closing = false;
   try {
     step('registering the slash commands (npm run deploy-commands)');
     await stack.deployCommands();
-    step('starting the bot (from source, as npm run dev does)');
+    step(startBotStep(opts));
     const bot = await stack.startBot(60_000);
-    if (opts.onBotOutput) {
-      for (const line of bot.lines) opts.onBotOutput(JSON.stringify(line));
-      pipeLines(bot.child.stdout, opts.onBotOutput);
-      pipeLines(bot.child.stderr, opts.onBotOutput);
-    }
+    if (opts.onBotOutput) forwardBotOutput(bot, opts.onBotOutput);
     void bot.exited.then(({ code, signal }) => {
       if (!closing) logger.error({ code, signal }, 'the bot process exited; commands will go unanswered until the demo is restarted');
     });
@@ -200,6 +259,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDir
       demoKey: stack.demoKey,
       notes,
       botRunning: () => stack.bot?.running ?? false,
+      replicas: opts.replicas,
       port: opts.port ?? DEFAULT_DEMO_PORT,
       fallbackToFreePort: opts.fallbackToFreePort ?? false,
       logger,
@@ -211,6 +271,9 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions, lock: DataDir
       dataDir,
       resumed,
       stack,
+      transport: opts.transport,
+      replicas: opts.replicas,
+      endpoint: stack.interactionsEndpoint,
       playground: running,
       autoKey,
       async close() {

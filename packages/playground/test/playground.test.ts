@@ -61,6 +61,10 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect.poll(() => page.locator('.channel').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('news'), expect.stringContaining('media')]));
     await expect(page.getByTestId('note').first().textContent()).resolves.toContain('API key saved');
     await expect(page.getByTestId('bot-status').getAttribute('data-up')).resolves.toBe('true');
+    // `npm run demo` without --http: the header says interactions come over the gateway.
+    expect(demo!.transport).toBe('gateway');
+    await expect(page.getByTestId('transport').getAttribute('data-transport')).resolves.toBe('gateway');
+    await expect(page.getByTestId('transport').textContent()).resolves.toBe('Interactions: gateway');
     await pg.shot('01-start');
   });
 

@@ -1,6 +1,7 @@
 /* global fetch */
 /** The playground's JSON API: GET without a body, POST with one; a refusal throws ApiError. */
 import { tr } from './i18n.js';
+import { ui } from './state.js';
 
 export class ApiError extends Error {
   constructor(status, message) {
@@ -19,6 +20,7 @@ export async function api(path, body) {
 
 /** What to tell the visitor about a failed call, in their language where the page knows the case. */
 export function explain(error, lang) {
-  // 409: the emulator has no gateway session, i.e. the bot process is not connected.
-  return error instanceof ApiError && error.status === 409 ? tr(lang, 'error.botOffline') : error.message;
+  // 409: the bot process is not there to answer (no gateway session, or nothing at the endpoint).
+  if (!(error instanceof ApiError) || error.status !== 409) return error.message;
+  return tr(lang, ui.info?.transport === 'http' ? 'error.botOffline.http' : 'error.botOffline');
 }

@@ -32,6 +32,7 @@ export function renderChrome() {
   const status = $('bot-status');
   status.textContent = tr(lang, ui.botRunning ? 'status.botUp' : 'status.botDown');
   status.dataset.up = String(ui.botRunning);
+  renderTransport();
   $('welcome').replaceChildren(
     el('div', { class: 'welcome-icon' }, ['#']),
     el('h1', {}, [tr(lang, 'welcome.title', { channel: channel?.name ?? '' })]),
@@ -39,6 +40,16 @@ export function renderChrome() {
     el('p', { class: 'welcome-try' }, [`${tr(lang, 'welcome.try')}: `, ...['feed list', 'feed posts', 'stats', 'feed create'].map((k) => suggestion(k))]),
   );
   renderNotes();
+}
+
+/** The badge saying how interactions reach the bot; its tooltip names the Interactions Endpoint URL. */
+function renderTransport() {
+  const { transport, endpoint, replicas } = ui.info;
+  const badge = $('transport');
+  const replicaText = replicas > 1 ? ` · ${tr(ui.lang, 'transport.replicas', { n: replicas })}` : '';
+  badge.textContent = `${tr(ui.lang, `transport.${transport}`)}${replicaText}`;
+  badge.title = tr(ui.lang, `transport.${transport}.hint`, { endpoint: endpoint ?? '' });
+  badge.dataset.transport = transport;
 }
 
 function renderChannels() {

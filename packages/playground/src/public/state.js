@@ -9,7 +9,7 @@ export const ui = {
   lang: 'en',
   actor: 'admin',
   channelId: '',
-  /** /api/state: guild, channels, members, roles, actors, bot, commands, notes, demo key. */
+  /** /api/state: guild, channels, members, roles, actors, bot, transport, commands, notes, demo key. */
   info: null,
   botRunning: true,
 };
