@@ -19,4 +19,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 7, key: 'sandbox', title: 'Sandbox', load: () => import('./7-sandbox.js') },
   { id: 8, key: 'startup', title: 'Start-up', load: () => import('./8-startup.js') },
   { id: 9, key: 'sharded', title: 'Sharded start-up', load: () => import('./9-sharded.js') },
+  { id: 10, key: 'http-interactions', title: 'HTTP interactions', load: () => import('./10-http.js') },
 ];

@@ -1,12 +1,15 @@
 /**
  * Smoke test of the benchmark harness (`npm run bench`): scenario 2 at a tiny size, end to end
  * (sandbox worker over HTTPS, the real bot, the naive baseline, the sandbox's own request count),
- * and scenario 9 with two processes of each side on the emulator.
+ * scenario 9 with two processes of each side on the emulator, and scenario 10 with a few hundred
+ * interactions over HTTP and over the gateway, and a short storm on 3 replicas behind nginx.
  * It checks what is counted, never how fast anything was.
  */
 import { describe, expect, it } from 'vitest';
 import { run } from '../../bench/scenarios/2-autocomplete-storm.js';
 import { run as run9 } from '../../bench/scenarios/9-sharded.js';
+import { run as run10 } from '../../bench/scenarios/10-http.js';
+import { missingNginx, serverBinariesMissing } from '@feedbot/playground';
 import { shardLayout } from '../../bench/lib/shard-group.js';
 import { formatShardIds } from '../../src/sharding/shard-ids.js';
 
@@ -51,5 +54,27 @@ describe('bench scenario 9 (sharded start-up), tiny', () => {
       expect(typeof m.baseline, m.name).toBe('number');
     }
     expect(result.metrics.find((m) => m.name === 'RSS per guild held, bucket-aligned')).toMatchObject({ unit: 'KB', target: '≤ baseline' });
+  }, 30_000);
+});
+
+describe('bench scenario 10 (HTTP interactions), tiny', () => {
+  const missing = missingNginx() ?? serverBinariesMissing('redis');
+  it.skipIf(missing)('answers every interaction in both transports and counts the storm upstream on replicas and on one', async () => {
+    const result = await run10({ quick: true, log: () => undefined, overrides: { memoryGuilds: 0, perRound: 100, rounds: 1, deliveries: 10, warmup: 2, count: 24, windowMs: 1_500 } });
+    expect(result.error).toBeUndefined();
+    const throughput = result.details.throughput as Record<'http' | 'gateway', { answered: number; failed: number }[]>;
+    // Every signed POST verified and answered with choices; every gateway dispatch acknowledged.
+    expect(throughput.http).toMatchObject([{ answered: 100, failed: 0 }]);
+    expect(throughput.gateway).toMatchObject([{ answered: 100, failed: 0 }]);
+    const metric = (prefix: string) => result.metrics.find((m) => m.name.startsWith(prefix));
+    expect(typeof metric('interactions per CPU-second')?.value).toBe('number');
+    expect(typeof metric('interactions per CPU-second')?.baseline).toBe('number');
+    expect(metric('RSS per extra guild')?.name).toContain('skipped');
+    expect(typeof metric('p50 delivery→answer')?.value).toBe('number');
+    expect((result.details.latency as { notOk: unknown }).notOk).toEqual({ viaNginx: 0, direct: 0 });
+    // The replicas share one fill through Redis: the feed API sees what one process would cost it.
+    expect(metric('storm: upstream GET /feeds')).toMatchObject({ value: 1, baseline: 1, met: true });
+    expect(metric('storm: answers without choices')).toMatchObject({ value: 0, baseline: 0 });
+    expect((result.details.storm as { upstreamByStatus: unknown }).upstreamByStatus).toEqual({ replicas: { '200': 1 }, single: { '200': 1 } });
   }, 30_000);
 });
