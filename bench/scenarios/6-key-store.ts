@@ -190,7 +190,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       `Goal (issue 11): at least ${GOAL}× the raw adapter's throughput on every backend; the p99 rows state the same goal as latency (≤ 1 ÷ ${GOAL}).`,
       'SQLite writes are bound by fsync: each set is one autocommit transaction on a file opened with synchronous=FULL, for both sides.',
       'The PostgreSQL server runs with fsync=off and Redis without persistence (the local test servers): writes measure the round trip and the server, not the disk.',
-      "On PostgreSQL and Redis a KeyStore set makes a second round trip, the change announcement (pg_notify, PUBLISH) that other bot processes' caches rely on; the raw adapter makes one.",
+      "On PostgreSQL and Redis a KeyStore set also sends the change announcement (pg_notify, PUBLISH) other bot processes' caches rely on; it is sent once the write is stored, without the caller waiting for it, and shares the connection pool with the next operations.",
       'In production the bot reads a key on every command through a 500-entry in-memory LRU; a hit costs microseconds. This scenario measures the miss path.',
     ],
     durationMs: Math.round(performance.now() - started),
