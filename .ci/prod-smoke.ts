@@ -155,7 +155,10 @@ try {
   // it, one process per shard, the host's ops listener on METRICS_PORT.
   const host = stack.spawnBot({ entry: 'sharded', env: { SHARD_COUNT: '2', METRICS_PORT: String(metricsPort) } });
   await host.waitForLog((l) => l.msg === 'every shard process is ready', 60_000);
-  expect(host.lines.filter((l) => l.msg === 'ready').length === 2, 'node dist/src/sharded.js starts one process per shard (2), each logs ready');
+  // Each shard process writes its own lines to the shared pipe: the second 'ready' may be read
+  // just after the manager's line.
+  const bothReady = await host.waitForLog(() => host.lines.filter((l) => l.msg === 'ready').length === 2, 10_000).then(() => true, () => false);
+  expect(bothReady, 'node dist/src/sharded.js starts one process per shard (2), each logs ready');
   await waitForReadyz(metricsPort, 20_000);
   const readyz = (await (await fetch(`http://127.0.0.1:${metricsPort}/readyz`)).json()) as { shards: Record<string, string> };
   expect(readyz.shards['0'] === 'Ready' && readyz.shards['1'] === 'Ready', "the manager's /readyz reports both shards Ready", readyz);

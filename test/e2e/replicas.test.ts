@@ -182,6 +182,8 @@ describe.skipIf(missing)('three replicas behind nginx, one Redis, one PostgreSQL
 
     // Each answered once, each logged once, by one of the three: all three took their share.
     const ids = new Set(snaps.map((s) => s.id));
+    // A replica logs after its answer reached the emulator: the last lines may still be in the pipe.
+    await expect.poll(() => group().lines.filter((l) => l.msg === 'interaction' && ids.has(l.interactionId as string)).length, { timeout: 10_000 }).toBe(ids.size);
     const byReplica = group().members.map((m) => [...idsLogged(m)].filter((id) => ids.has(id)));
     expect(byReplica.flat().sort()).toEqual([...ids].sort());
     for (const share of byReplica) expect(share.length).toBeGreaterThan(50);

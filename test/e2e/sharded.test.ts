@@ -43,6 +43,19 @@ function interactionLines(hosts: BotProcess[]): Map<string, LogLine[]> {
   return byId;
 }
 
+/**
+ * The interaction log lines of `ids`, once each has one: a process writes its line after the
+ * answer reached the emulator, so the last lines may still be in the pipe.
+ */
+async function linesOf(hosts: BotProcess[], ids: string[]): Promise<Map<string, LogLine[]>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const lines = interactionLines(hosts);
+    if (ids.every((id) => lines.has(id)) || Date.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 for (const kind of ['postgres', 'redis'] as const) {
   const skip = missingServer(kind);
   if (skip) console.warn(skip);
@@ -111,7 +124,7 @@ for (const kind of ['postgres', 'redis'] as const) {
 
     it('every guild is answered exactly once, by the process that owns its shard', async () => {
       const snapshots = await sendAll(GUILDS.map((g) => g.id));
-      const lines = interactionLines([hostA, hostB]);
+      const lines = await linesOf([hostA, hostB], snapshots.map((s) => s.id));
       for (const s of snapshots) {
         expect(s.errors, `guild ${s.guildId}`).toEqual([]);
         expect(s.shardId).toBe(shardOf(s.guildId!));
@@ -145,9 +158,11 @@ for (const kind of ['postgres', 'redis'] as const) {
     it('after a restart with the ranges swapped, each host uses the keys the other one set', async () => {
       await Promise.all([hostA.stop(), hostB.stop()]);
       [hostA, hostB] = await Promise.all([startHost('A', '2-3'), startHost('B', '0-1')]);
-      for (const s of await sendAll(KEYED)) {
+      const answered = await sendAll(KEYED);
+      const lines = await linesOf([hostA, hostB], answered.map((s) => s.id));
+      for (const s of answered) {
         expect(text(s)).not.toMatch(/no feed API key yet|API key/i);
-        const line = interactionLines([hostA, hostB]).get(s.id)?.[0];
+        const line = lines.get(s.id)?.[0];
         expect(line).toMatchObject({ shards: String(shardOf(s.guildId!)), outcome: 'ok' });
         // Shard 0 is host B's now, shard 3 host A's: the other host than the one that stored the key.
         expect((shardOf(s.guildId!) === 0 ? hostB : hostA).lines.includes(line!)).toBe(true);
