@@ -11,10 +11,9 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, botCommand } from '@feedbot/playground';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, botCommand, freePort } from '@feedbot/playground';
 import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../src/logger.js';
@@ -29,16 +28,6 @@ function expect(ok: boolean, what: string, detail?: unknown): void {
   say(`ok - ${what}`);
 }
 
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 /** One call to the emulator's control API; writes declare JSON, as the emulator requires. */
 async function control<T>(stack: Stack, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

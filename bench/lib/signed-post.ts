@@ -8,9 +8,10 @@
  * timed from the request to the last byte of the answer; load runs send pre-signed bodies over
  * kept-alive connections instead (http-throughput.ts).
  */
-import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
 import { INTERACTIONS_USER_AGENT } from '@feedbot/discord-emulator';
+import { InteractionSigner, signInteraction } from '@feedbot/discord-emulator/testing';
 
 export interface SignedRequest {
   body: string;
@@ -24,32 +25,17 @@ export interface EndpointAnswer {
   ms: number;
 }
 
+/** The application's key pair (the emulator's signer type), and Discord's headers for a body. */
 export class BenchSigner {
-  readonly privateKey: KeyObject;
+  private readonly signer = new InteractionSigner();
+  readonly privateKey: KeyObject = this.signer.privateKey;
   /** 64 hex characters: DISCORD_PUBLIC_KEY. */
-  readonly publicKeyHex: string;
-
-  constructor() {
-    this.privateKey = generateKeyPairSync('ed25519').privateKey;
-    const jwk = createPublicKey(this.privateKey).export({ format: 'jwk' });
-    this.publicKeyHex = Buffer.from(jwk.x ?? '', 'base64url').toString('hex');
-  }
+  readonly publicKeyHex: string = this.signer.publicKey;
 
   /** The body with Discord's headers, signed now (the timestamp stays valid for 5 minutes). */
   signed(payload: object, at = Date.now()): SignedRequest {
-    const body = JSON.stringify(payload);
-    const timestamp = String(Math.floor(at / 1000));
-    const signature = sign(null, Buffer.from(timestamp + body, 'utf8'), this.privateKey).toString('hex');
-    return {
-      body,
-      headers: {
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        'user-agent': INTERACTIONS_USER_AGENT,
-        'x-signature-ed25519': signature,
-        'x-signature-timestamp': timestamp,
-      },
-    };
+    const { body, headers } = signInteraction(this.privateKey, payload, new Date(at));
+    return { body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': INTERACTIONS_USER_AGENT } };
   }
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack } from '@feedbot/playground';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, freePort } from '@feedbot/playground';
 import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { InteractionInput, InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
@@ -27,16 +27,6 @@ let dir: string;
 let stack: Stack;
 let metricsUrl: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function get(path: string): Promise<{ status: number; text: string; type: string | undefined }> {
   const res = await request(`${metricsUrl}${path}`);

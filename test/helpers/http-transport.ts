@@ -8,13 +8,14 @@
  * The transport of the whole suite is FEEDBOT_TEST_TRANSPORT (`gateway` by default); the
  * `bot-http` vitest project runs test/bot with `http`.
  */
-import { generateKeyPairSync, sign } from 'node:crypto';
 import { request } from 'undici';
 import type { APIInteraction } from 'discord-api-types/v10';
 import type { Interaction } from 'discord.js';
+import { InteractionSigner, signInteraction } from '@feedbot/discord-emulator/testing';
 import type { InitialResponses } from '../../src/http/initial-response.js';
 import { startInteractionsServer, type InteractionsServer } from '../../src/http/interactions-server.js';
 import { MemorySeenInteractions } from '../../src/http/replay.js';
+import { publicKeyFromHex } from '../../src/http/signature.js';
 import { silentLogger } from '../../src/logger.js';
 
 export type Transport = 'gateway' | 'http';
@@ -45,12 +46,12 @@ export async function startHttpTransportForTests(opts: {
   /** discord.js's Interaction for a raw payload, routed; the promise ends with the router's work. */
   handle(raw: APIInteraction): { interaction: Interaction; done: Promise<void> };
 }): Promise<HttpTransport> {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const signer = new InteractionSigner();
   const handling = new Map<string, Promise<void>>();
   const server: InteractionsServer = await startInteractionsServer({
     host: '127.0.0.1',
     port: 0,
-    publicKey,
+    publicKey: publicKeyFromHex(signer.publicKey),
     seen: new MemorySeenInteractions(),
     responses: opts.responses,
     dispatch: (raw) => {
@@ -61,14 +62,8 @@ export async function startHttpTransportForTests(opts: {
   });
   return {
     async run(raw) {
-      const body = JSON.stringify(raw);
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = sign(null, Buffer.from(timestamp + body), privateKey).toString('hex');
-      const res = await request(`${server.url}/interactions`, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp },
-      });
+      const { body, headers } = signInteraction(signer.privateKey, raw);
+      const res = await request(`${server.url}/interactions`, { method: 'POST', body, headers });
       await res.body.dump();
       const done = handling.get(raw.id);
       handling.delete(raw.id);

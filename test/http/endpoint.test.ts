@@ -3,13 +3,13 @@
  * HTTP transport): real signatures made with a generated Ed25519 key, real HTTP over loopback,
  * discord.js REST captured. The first response travels in the HTTP answer, never as a callback.
  */
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockAgent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RestRecorder } from '@feedbot/discord-emulator/testing';
+import { InteractionSigner, RestRecorder, signInteraction } from '@feedbot/discord-emulator/testing';
 import { createBot, type BotApp } from '../../src/app.js';
 import { startInteractionsServer, MAX_BODY_BYTES, type HttpInteractionRequest, type InteractionsServer } from '../../src/http/interactions-server.js';
 import { MemorySeenInteractions } from '../../src/http/replay.js';
@@ -17,14 +17,8 @@ import { publicKeyFromHex } from '../../src/http/signature.js';
 import { silentLogger } from '../../src/logger.js';
 import { chatInput } from '../helpers/discord.js';
 
-function keyPair(): { privateKey: KeyObject; publicHex: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' });
-  return { privateKey, publicHex: Buffer.from(jwk.x!, 'base64url').toString('hex') };
-}
-
-const discordKey = keyPair();
-const otherKey = keyPair();
+const discordKey = new InteractionSigner();
+const otherKey = new InteractionSigner();
 let dir: string;
 let bot: BotApp;
 let recorder: RestRecorder;
@@ -51,7 +45,7 @@ beforeAll(async () => {
   server = await startInteractionsServer({
     host: '127.0.0.1',
     port: 0,
-    publicKey: publicKeyFromHex(discordKey.publicHex),
+    publicKey: publicKeyFromHex(discordKey.publicKey),
     seen: new MemorySeenInteractions(() => clock),
     responses: bot.initialResponses!,
     dispatch: (raw) => bot.dispatch(raw),
@@ -77,11 +71,8 @@ async function post(body: string, headers: Record<string, string>): Promise<Sent
   return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
 }
 
-function signed(payload: unknown, opts: { key?: KeyObject; timestamp?: string } = {}): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify(payload);
-  const timestamp = opts.timestamp ?? String(Math.floor(clock / 1000));
-  const signature = sign(null, Buffer.from(timestamp + body), opts.key ?? discordKey.privateKey).toString('hex');
-  return { body, headers: { 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp } };
+function signed(payload: object, opts: { key?: KeyObject; timestamp?: string } = {}): { body: string; headers: Record<string, string> } {
+  return signInteraction(opts.key ?? discordKey.privateKey, payload, opts.timestamp ?? String(Math.floor(clock / 1000)));
 }
 
 const ping = () => ({ id: '1700000000000000001', application_id: '1200000000000000001', type: 1, token: 'ping-token', version: 1 });
@@ -133,7 +124,7 @@ describe('POST /interactions', () => {
   it('refuses bodies that are too large, not JSON, or not interactions', async () => {
     const huge = signed({ ...ping(), padding: 'x'.repeat(MAX_BODY_BYTES) });
     expect((await post(huge.body, huge.headers)).status).toBe(413);
-    const res = await request(`${server.url}/interactions`, { method: 'POST', body: 'type=1', headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed(ping()).headers } });
+    const res = await request(`${server.url}/interactions`, { method: 'POST', body: 'type=1', headers: { ...signed(ping()).headers, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.statusCode).toBe(415);
     await res.body.dump();
     const notInteraction = signed({ hello: 'world' });
