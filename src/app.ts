@@ -15,6 +15,8 @@ import { createRouter, type InteractionRouter } from './bot/router.js';
 import { createCommands } from './commands.js';
 import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
+import { GuildSettingsStore } from './settings/store.js';
+import { createAuditTrail } from './audit/trail.js';
 import type { Logger } from './logger.js';
 import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
@@ -75,6 +77,11 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     await ownSharedState?.close();
     throw error;
   });
+  const settings = await GuildSettingsStore.open({ databaseUrl: config.DATABASE_URL, logger }).catch(async (error: unknown) => {
+    await keys.close();
+    await ownSharedState?.close();
+    throw error;
+  });
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
     timeoutMs: config.FEED_API_TIMEOUT_MS,
@@ -91,6 +98,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   const services: BotServices = {
     api,
     keys,
+    settings,
+    audit: createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) }),
     channels: new ChannelDirectory(client),
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
@@ -128,8 +137,10 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
         await Promise.race([router.drain(), timeout]);
         for (const command of commands) command.dispose?.();
+        await services.audit.flush();
         await client.destroy();
         await keys.close();
+        await settings.close();
         await ownSharedState?.close();
       })();
       return stopping;

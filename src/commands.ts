@@ -1,12 +1,13 @@
 /** Every slash command the bot has, for the router and the deploy script. */
 import { apikeyCommand } from '../commands/apikey.js';
 import { createFeedCommand } from '../commands/feed/index.js';
+import { feedbotCommand } from '../commands/feedbot/index.js';
 import { statsCommand } from '../commands/stats.js';
 import type { CommandModule } from './bot/command.js';
 
 /** A fresh set for one running bot: what a command holds (timers) is released by its dispose(). */
 export function createCommands(): CommandModule[] {
-  return [createFeedCommand(), statsCommand, apikeyCommand];
+  return [createFeedCommand(), statsCommand, apikeyCommand, feedbotCommand];
 }
 
 /** The definitions (`data`), for the deploy script and checks; a running bot uses createCommands(). */

@@ -20,9 +20,10 @@ export interface Preconditions {
   guildOnly?: boolean;
   /**
    * A member permission checked at run time, whatever the command's default permissions say;
-   * `action` names what was refused in the explanation.
+   * `action` names what was refused in the explanation. `ManageFeeds`: Manage Server, or one of
+   * the guild's feed-manager roles (`/feedbot managers`).
    */
-  requires?: { permission: 'ManageGuild'; action: GuardedAction };
+  requires?: { permission: 'ManageGuild' | 'ManageFeeds'; action: GuardedAction };
 }
 
 /** A subcommand, or a command without subcommands. */

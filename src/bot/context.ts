@@ -4,7 +4,9 @@
  */
 import { PermissionFlagsBits, type Interaction } from 'discord.js';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
+import type { Actor, AuditTrail } from '../audit/events.js';
 import type { ChannelDirectory } from './channel-directory.js';
+import type { GuildSettingsStore } from '../settings/store.js';
 import type { KeyStore } from '../keys/store.js';
 import { langFor, translator, type Lang, type Translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +16,10 @@ import type { Responder } from './responder.js';
 export interface BotServices {
   api: FeedApiClient;
   keys: KeyStore;
+  /** Per-guild settings (audit channel, feed-manager roles, health threshold), beside the keys. */
+  settings: GuildSettingsStore;
+  /** Posts what changed to the guild's audit channel, without making the caller wait. */
+  audit: AuditTrail;
   /** Channel names of a guild: the gateway's cache, or Discord's REST API in HTTP mode. */
   channels: ChannelDirectory;
   logger: Logger;
@@ -53,10 +59,39 @@ export class HandlerContext {
   }
 
   /** Manage Server or Administrator, checked at run time whatever the command's defaults say. */
-  requireManageGuild(action: GuardedAction): void {
-    const perms = this.interaction.memberPermissions;
-    const ok = perms?.has(PermissionFlagsBits.ManageGuild, true) ?? false;
-    if (!ok) throw new MissingPermissionError(action);
+  requireManageGuild(action: GuardedAction): Actor {
+    if (!this.hasManageGuild()) throw new MissingPermissionError(action);
+    return this.allowed({ userId: this.interaction.user.id });
+  }
+
+  /**
+   * Manage Server, or one of the guild's feed-manager roles (`/feedbot managers`), read at run
+   * time: a role removed a second ago no longer allows anything. The actor says which role did.
+   */
+  async requireFeedManager(action: GuardedAction): Promise<Actor> {
+    const userId = this.interaction.user.id;
+    if (this.hasManageGuild()) return this.allowed({ userId });
+    const managerRoles = (await this.services.settings.get(this.guildId())).managerRoleIds;
+    const memberRoles = memberRoleIds(this.interaction);
+    const via = managerRoles.find((role) => memberRoles.includes(role));
+    if (via === undefined) throw new MissingPermissionError(action, managerRoles.length > 0);
+    return this.allowed({ userId, viaRoleId: via });
+  }
+
+  /** Who is acting, and the manager role that allowed it once a precondition checked (for audit posts). */
+  actor(): Actor {
+    return this.checkedActor ?? { userId: this.interaction.user.id };
+  }
+
+  private checkedActor: Actor | undefined;
+
+  private allowed(actor: Actor): Actor {
+    this.checkedActor = actor;
+    return actor;
+  }
+
+  private hasManageGuild(): boolean {
+    return this.interaction.memberPermissions?.has(PermissionFlagsBits.ManageGuild, true) ?? false;
   }
 
   /** The guild's credentials, or a user error telling an admin to set a key. */
@@ -71,4 +106,11 @@ export class HandlerContext {
   async call<T>(op: (api: FeedApiClient, auth: ApiAuth) => Promise<T>): Promise<T> {
     return op(this.services.api, await this.auth());
   }
+}
+
+/** The member's role ids: a cached GuildMember (gateway) or the interaction's raw member (HTTP, uncached guilds). */
+function memberRoleIds(interaction: Interaction): readonly string[] {
+  const member = interaction.member;
+  if (!member) return [];
+  return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
 }

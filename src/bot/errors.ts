@@ -36,7 +36,11 @@ export class ExpiredComponentError extends UserError {
 export type GuardedAction = 'createFeed' | 'deleteFeed' | 'manageKey';
 
 export class MissingPermissionError extends UserError {
-  constructor(readonly action: GuardedAction) {
+  /** `managerRolesExist`: the guild has feed-manager roles that would also have allowed the action. */
+  constructor(
+    readonly action: GuardedAction,
+    readonly managerRolesExist = false,
+  ) {
     super('error.missingPermission');
   }
 }

@@ -5,7 +5,10 @@
 import type { Preconditions } from './command.js';
 import type { HandlerContext } from './context.js';
 
-export function checkPreconditions(declared: Preconditions, ctx: HandlerContext): void {
+export async function checkPreconditions(declared: Preconditions, ctx: HandlerContext): Promise<void> {
   if (declared.guildOnly) ctx.guildId();
-  if (declared.requires) ctx.requireManageGuild(declared.requires.action);
+  const required = declared.requires;
+  if (!required) return;
+  if (required.permission === 'ManageFeeds') await ctx.requireFeedManager(required.action);
+  else ctx.requireManageGuild(required.action);
 }

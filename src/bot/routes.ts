@@ -52,7 +52,7 @@ export function routeTable(commands: readonly CommandModule[]): RouteTable {
 
 function guarded(declared: Preconditions, run: Handler): Handler {
   return async (ctx) => {
-    checkPreconditions(declared, ctx);
+    await checkPreconditions(declared, ctx);
     await run(ctx);
   };
 }
@@ -63,7 +63,10 @@ const expired: Handler = () => Promise.reject(new ExpiredComponentError());
 export function routeFor(interaction: Interaction, table: RouteTable): Route | undefined {
   if (interaction.isChatInputCommand()) {
     const command = table.commands.get(interaction.commandName);
-    const sub = interaction.options.getSubcommand(false);
+    const group = interaction.options.getSubcommandGroup(false);
+    const subName = interaction.options.getSubcommand(false);
+    // A grouped subcommand is declared as `group subcommand` (/feedbot audit-channel set).
+    const sub = subName && group ? `${group} ${subName}` : subName;
     const subcommands = command?.subcommands;
     const declaration = sub ? (subcommands && Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined) : command?.command;
     return {

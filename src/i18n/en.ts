@@ -1,3 +1,9 @@
+import * as audit from './features/audit.js';
+import * as feedbot from './features/feedbot.js';
+import * as health from './features/health.js';
+import * as managers from './features/managers.js';
+import * as transfer from './features/transfer.js';
+
 /**
  * English catalogue: the reference. Every string a user sees lives here and in es.ts (same keys,
  * checked by the compiler and by test/i18n.test.ts). Placeholders are written {name}.
@@ -172,6 +178,13 @@ export const en = {
   'error.badOption': 'The option `{option}` is invalid: {reason}',
   'error.optionRange': 'The option `{option}` must be a whole number from {min} to {max}.',
   'error.expiredComponent': 'These buttons have expired. Run the command again.',
+
+  // ─── Features with their own catalogue file (src/i18n/features/) ───
+  ...feedbot.en,
+  ...audit.en,
+  ...managers.en,
+  ...health.en,
+  ...transfer.en,
 } as const;
 
 export type MessageKey = keyof typeof en;

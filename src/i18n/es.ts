@@ -1,4 +1,9 @@
 import type { MessageKey } from './en.js';
+import * as audit from './features/audit.js';
+import * as feedbot from './features/feedbot.js';
+import * as health from './features/health.js';
+import * as managers from './features/managers.js';
+import * as transfer from './features/transfer.js';
 
 /** Spanish catalogue (es-ES and es-419). Same keys as en.ts; the type makes a missing key a compile error. */
 export const es: Record<MessageKey, string> = {
@@ -166,4 +171,10 @@ export const es: Record<MessageKey, string> = {
   'error.badOption': 'La opción `{option}` no es válida: {reason}',
   'error.optionRange': 'La opción `{option}` debe ser un número entero de {min} a {max}.',
   'error.expiredComponent': 'Estos botones han caducado. Vuelve a ejecutar el comando.',
+
+  ...feedbot.es,
+  ...audit.es,
+  ...managers.es,
+  ...health.es,
+  ...transfer.es,
 };

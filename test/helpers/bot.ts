@@ -15,6 +15,9 @@ import { FeedApiClient } from '../../src/api/client.js';
 import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
 import { createCommands } from '../../src/commands.js';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
+import { GuildSettingsStore } from '../../src/settings/store.js';
+import { createAuditTrail } from '../../src/audit/trail.js';
+import type { AuditTrail } from '../../src/audit/events.js';
 import { baseLoggerOptions } from '../../src/logger.js';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';
 import { InitialResponses } from '../../src/http/initial-response.js';
@@ -35,6 +38,9 @@ export interface BotHarness {
   api: Interceptable;
   client: FeedApiClient;
   keys: KeyStore;
+  /** Per-guild settings, on the same SQLite file as the keys. */
+  settings: GuildSettingsStore;
+  audit: AuditTrail;
   router: InteractionRouter;
   logs: Record<string, unknown>[];
   rawLogs: string[];
@@ -85,10 +91,14 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
   const transport = opts.transport ?? TEST_TRANSPORT;
   const responses = transport === 'http' ? new InitialResponses() : undefined;
   const discord = createTestDiscord(responses ? { wrapRest: (recorded) => mirroredInitialResponses(responses, recorded) } : {});
+  const settings = await GuildSettingsStore.open({ databaseUrl: join(dir, 'keys.sqlite'), logger });
   const commands = createCommands();
+  const audit = createAuditTrail({ client: discord.client, settings, logger });
   const router = createRouter(commands, {
     api: client,
     keys,
+    settings,
+    audit,
     channels: new ChannelDirectory(discord.client),
     logger,
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
@@ -112,6 +122,8 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     api: agent.get(API_ORIGIN),
     client,
     keys,
+    settings,
+    audit,
     router,
     logs,
     rawLogs,
@@ -128,8 +140,10 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
       await http?.close();
       await router.drain();
       for (const command of commands) command.dispose?.();
+      await audit.flush();
       await discord.destroy();
       await keys.close();
+      await settings.close();
       await agent.close();
       rmSync(dir, { recursive: true, force: true });
     },

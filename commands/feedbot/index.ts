@@ -1,0 +1,34 @@
+/**
+ * /feedbot <group> <subcommand> — the server's feedbot settings (Manage Server): the audit
+ * channel, the feed-manager roles and the feed-health threshold. One file per subcommand group;
+ * this one assembles the definition and routes `group subcommand` to its declaration.
+ */
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
+import type { CommandModule, SlashDeclaration } from '../../src/bot/command.js';
+import { localize } from '../../src/i18n/localize.js';
+
+/** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
+export interface FeedbotGroup {
+  name: string;
+  build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcommandGroupBuilder;
+  subcommands: Readonly<Record<string, SlashDeclaration>>;
+}
+
+const GROUPS: readonly FeedbotGroup[] = [];
+
+function definition() {
+  const builder = localize(new SlashCommandBuilder().setName('feedbot'), { description: 'cmd.feedbot.description' })
+    .setContexts(InteractionContextType.Guild)
+    // Shown to Manage Server by default; every subcommand also checks at run time.
+    .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild);
+  for (const group of GROUPS) builder.addSubcommandGroup((g) => group.build(g.setName(group.name)));
+  return builder;
+}
+
+export const data = definition();
+
+export const feedbotCommand: CommandModule = {
+  data,
+  // The router looks a grouped subcommand up as `group subcommand`.
+  subcommands: Object.fromEntries(GROUPS.flatMap((group) => Object.entries(group.subcommands).map(([sub, d]) => [`${group.name} ${sub}`, d]))),
+};

@@ -1,0 +1,4 @@
+/** Catalogue strings of the audit feature, English and Spanish (same keys; the type checks it). */
+export const en = {} as const;
+
+export const es: Record<keyof typeof en, string> = {};
