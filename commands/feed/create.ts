@@ -1,5 +1,6 @@
 /**
- * /feed create <cuenta> <canal> <tipos> — forward a social account into a channel (Manage Server).
+ * /feed create <cuenta> <canal> <tipos> — forward a social account into a channel (Manage
+ * Server or a feed-manager role).
  */
 import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
 import type { SlashDeclaration } from '../../src/bot/command.js';
@@ -30,7 +31,7 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
 /** Public: the new feed is news for the channel. */
 export const subcommand: SlashDeclaration = {
   guildOnly: true,
-  requires: { permission: 'ManageGuild', action: 'createFeed' },
+  requires: { permission: 'ManageFeeds', action: 'createFeed' },
   ephemeral: false,
   async run(interaction, ctx) {
     const cuenta = parseAccount(interaction.options.getString('cuenta', true));

@@ -1,6 +1,7 @@
 /**
  * /feed delete <id> — asks first: a private confirmation with Delete/Cancel that expires. Manage
- * Server is required to ask, and checked again when Delete is pressed (it may have been revoked).
+ * Server or a feed-manager role is required to ask, and checked again when Delete is pressed (it
+ * may have been revoked).
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
@@ -81,7 +82,7 @@ export function createDeleteFeature(): DeleteFeature {
 
   const subcommand: SlashDeclaration = {
     guildOnly: true,
-    requires: { permission: 'ManageGuild', action: 'deleteFeed' },
+    requires: { permission: 'ManageFeeds', action: 'deleteFeed' },
     // The confirmation is private to the admin.
     ephemeral: true,
     async run(interaction, ctx) {
@@ -129,7 +130,7 @@ export function createDeleteFeature(): DeleteFeature {
         return;
       }
       // Not a declared precondition: Cancel and an expired confirmation need no permission.
-      ctx.requireManageGuild('deleteFeed');
+      await ctx.requireFeedManager('deleteFeed');
       const result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
       await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, confirmation.id, result)], components: [] });
     },
