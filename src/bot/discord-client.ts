@@ -11,6 +11,7 @@ import {
   type CacheFactory,
   type CacheWithLimitsOptions,
   type ClientOptions,
+  type RESTOptions,
 } from 'discord.js';
 import { buildIdentifyThrottler } from './identify-throttler.js';
 
@@ -87,11 +88,22 @@ export function shardOptions(sharding: ShardingOptions = {}, env: NodeJS.Process
   return { shards: ids ? [...ids] : Array.from({ length: count }, (_, i) => i), shardCount: count };
 }
 
+/**
+ * discord.js's REST requests go through Node's own fetch. Its default, the `request` of the undici 6
+ * it bundles, dispatches through the process-wide undici dispatcher, and the bot's own undici 7
+ * (the feed API client) installs that one first when it loads; undici 7 cannot read the multipart
+ * bodies discord.js builds for file uploads (TypeError "action is not a function" on every
+ * attachment, e.g. /feed export's files). Node's fetch encodes the body itself before dispatching.
+ */
+export const restRequest: RESTOptions['makeRequest'] = (url, init) =>
+  // Node's Response has every member discord.js reads; only the declared types differ.
+  fetch(url, init as RequestInit) as unknown as ReturnType<RESTOptions['makeRequest']>;
+
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
     ...shardOptions(opts.sharding),
-    rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest },
+    rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), makeRequest: restRequest, ...opts.rest },
     ws: { buildIdentifyThrottler },
     makeCache: makeCache(),
     sweepers: { ...Options.DefaultSweeperSettings },

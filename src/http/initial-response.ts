@@ -6,7 +6,8 @@
  * that one call, for an interaction received over HTTP and still waiting for its answer, into
  * the HTTP answer; every other call (follow-ups, edits of @original) goes to Discord as usual.
  */
-import { DefaultRestOptions, type RESTOptions } from 'discord.js';
+import type { RESTOptions } from 'discord.js';
+import { restRequest } from '../bot/discord-client.js';
 
 type MakeRequest = RESTOptions['makeRequest'];
 type ResponseLike = Awaited<ReturnType<MakeRequest>>;
@@ -57,7 +58,7 @@ export class InitialResponses {
    * HTTP mode every interaction came over HTTP: a callback nobody waits for any more (answered
    * already, or past the deadline) gets the refusal Discord would give.
    */
-  wrap(next: MakeRequest = DefaultRestOptions.makeRequest): MakeRequest {
+  wrap(next: MakeRequest = restRequest): MakeRequest {
     return async (url, init) => {
       const id = init.method === 'POST' ? CALLBACK_PATH.exec(new URL(url).pathname)?.[1] : undefined;
       if (id === undefined) return next(url, init);
