@@ -4,11 +4,13 @@
  */
 import type { Server } from 'node:http';
 import type { APIUser } from 'discord-api-types/v10';
+import { AttachmentStore } from './attachments.js';
 import { CommandStore } from './commands.js';
 import { createControlHandler } from './control.js';
 import type { DiscordEmulator } from './emulator.js';
 import { Gateway } from './gateway/gateway.js';
 import { IdentifyLimiter } from './gateway/identify-limit.js';
+import { GuildChanges } from './guild-changes.js';
 import { GuildDirectory } from './guild-directory.js';
 import { makeUser } from './guilds.js';
 import { HttpDelivery } from './http-delivery/http-delivery.js';
@@ -32,6 +34,8 @@ export interface EmulatorParts {
   guard: RequestGuard;
   guildDirectory: GuildDirectory;
   messageStore: MessageStore;
+  attachments: AttachmentStore;
+  guildChanges: GuildChanges;
   commandStore: CommandStore;
   registry: InteractionRegistry;
   limiter: IdentifyLimiter;
@@ -50,7 +54,8 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
   const applicationId = parsed.applicationId;
   const botUser = makeUser(applicationId, parsed.botUsername, { bot: true, global_name: null });
   const guilds = new GuildDirectory(options.guilds);
-  const messages = new MessageStore(() => `${emulator.controlUrl}/attachments`);
+  const attachments = new AttachmentStore(() => `${emulator.controlUrl}/attachments`);
+  const messages = new MessageStore(attachments);
   const commands = new CommandStore(applicationId);
   // Parts record violations through the REST endpoint, built last: bound late.
   const late: { rest?: RestEndpoint } = {};
@@ -77,6 +82,7 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     events,
     logger,
   });
+  const guildChanges = new GuildChanges({ guilds, gateway, messages, events, botUser });
   const responses = { applicationId, botUser, registry, messages, events };
   const signer = new InteractionSigner(options.interactionsPrivateKey);
   const delivery = new HttpDelivery({
@@ -120,11 +126,29 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     commands,
     registry,
     messages,
+    attachments,
     gateway,
     delivery,
     logger,
     host: emulator,
   });
   const server = createEmulatorServer({ guard, rest, control: createControlHandler(emulator, guard), gateway, logger });
-  return { logger, botUser, guard, guildDirectory: guilds, messageStore: messages, commandStore: commands, registry, limiter, gateway, rest, signer, delivery, sender, server };
+  return {
+    logger,
+    botUser,
+    guard,
+    guildDirectory: guilds,
+    messageStore: messages,
+    attachments,
+    guildChanges,
+    commandStore: commands,
+    registry,
+    limiter,
+    gateway,
+    rest,
+    signer,
+    delivery,
+    sender,
+    server,
+  };
 }

@@ -1,21 +1,21 @@
 /**
  * The control API under `/_emulator` (JSON, loopback): what a test runner or the web playground
- * uses to drive the emulator. Documented in ./README.md.
+ * uses to drive the emulator. Documented in ./README.md; the routes that change guilds and upload
+ * files are in control/guild-routes.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { ControlError, jsonBody, parse, Permissions, Snowflake, type ControlResult } from './control/common.js';
+import { guildRoute } from './control/guild-routes.js';
 import type { DiscordEmulator } from './emulator.js';
 import type { EmulatorEventMap } from './events.js';
 import { NoGatewaySessionError } from './gateway/protocol.js';
 import { WaitTimeoutError, type InteractionHandle } from './handle.js';
 import { InteractionsEndpointError } from './http-delivery/endpoint-check.js';
-import { BodyError, readBody, sendJson } from './http.js';
+import { BodyError, sendJson } from './http.js';
 import type { InteractionInput } from './options.js';
 import { InteractionInputError } from './payloads/options.js';
 import type { RequestGuard } from './request-guard.js';
-
-const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
-const Permissions = z.string().regex(/^\d+$/, 'must be a decimal permission bit set');
 
 const Actor = {
   userId: Snowflake.optional(),
@@ -60,33 +60,10 @@ const WaitSchema = z.object({
   timeoutMs: z.coerce.number().int().min(1).max(60_000).default(5000),
 });
 
-class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
+const SSE_EVENTS: (keyof EmulatorEventMap)[] = ['call', 'violation', 'interaction', 'message', 'commands', 'gateway', 'delivery', 'channel', 'guild'];
 
-async function jsonBody(req: IncomingMessage): Promise<unknown> {
-  const raw = await readBody(req);
-  if (raw.length === 0) return {};
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new ControlError(400, 'body is not valid JSON');
-  }
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ControlError(400, 'invalid request', z.treeifyError(result.error));
-  return result.data;
-}
-
-const SSE_EVENTS: (keyof EmulatorEventMap)[] = ['call', 'violation', 'interaction', 'message', 'commands', 'gateway', 'delivery'];
+/** `POST /attachments?filename=…` takes the file's own bytes and type, not JSON: it only stores a file. */
+const isUpload = (req: IncomingMessage, segments: string[]) => req.method === 'POST' && segments.length === 1 && segments[0] === 'attachments';
 
 export function createControlHandler(emulator: DiscordEmulator, guard: RequestGuard) {
   const info = () => ({
@@ -126,6 +103,7 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
     channels: g.channels,
     roles: g.roles,
     members: g.members,
+    botRoles: g.botRoles,
   });
 
   const handleOf = (id: string): InteractionHandle => {
@@ -157,10 +135,13 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
     res.on('close', stop);
   }
 
-  async function route(req: IncomingMessage, segments: string[], url: URL): Promise<{ status: number; body?: unknown; raw?: { data: Buffer; contentType: string } }> {
+  async function route(req: IncomingMessage, segments: string[], url: URL): Promise<ControlResult> {
     const method = (req.method ?? 'GET').toUpperCase();
     const [a, b, c, d] = segments;
-    const key = a === 'attachments' ? `${method} /attachments/:id` : `${method} /${[a, b && ':id', c, d && ':id'].filter(Boolean).join('/')}`;
+    // `GET /attachments/{id}/{filename}`: the file name is part of the URL, as on Discord's CDN.
+    const key = a === 'attachments' && method === 'GET' ? `${method} /attachments/:id` : `${method} /${[a, b && ':id', c, d && ':id'].filter(Boolean).join('/')}`;
+    const admin = guildRoute(emulator, key, req, segments, url);
+    if (admin) return admin;
     switch (key) {
       case 'GET /':
         return { status: 200, body: info() };
@@ -278,8 +259,8 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
       }
       return;
     }
-    // A body of another type never reaches a route: see request-guard.ts.
-    const refused = guard.checkBodyType(req, { multipart: false });
+    // A body of another type never reaches a route (see request-guard.ts); an upload is its file.
+    const refused = isUpload(req, segments) ? undefined : guard.checkBodyType(req, { multipart: false });
     if (refused) {
       sendJson(res, refused.status, { error: refused.reason }, cors);
       return;

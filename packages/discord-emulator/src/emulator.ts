@@ -1,17 +1,21 @@
 /**
  * The emulator: one HTTP server on loopback that serves the REST API (`/api`), the gateway
- * (`/gateway`, WebSocket) and the control API (`/_emulator`), over shared state.
+ * (`/gateway`, WebSocket) and the control API (`/_emulator`), over shared state. Channels,
+ * permissions and uploads are in EmulatorAdmin (emulator-admin.ts), which it extends.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIApplicationCommand, APIGatewaySessionStartLimit, APIMessage, APIUser } from 'discord-api-types/v10';
 import { assembleEmulator } from './assembly.js';
+import type { AttachmentStore } from './attachments.js';
 import type { CommandStore } from './commands.js';
+import { EmulatorAdmin } from './emulator-admin.js';
 import { createEventBus, type EmulatorEvents } from './events.js';
 import type { Gateway } from './gateway/gateway.js';
 import type { IdentifyBucket, IdentifyLimiter } from './gateway/identify-limit.js';
 import type { ShardStatus } from './gateway/protocol.js';
 import { readyShards } from './gateway/sessions.js';
+import type { GuildChanges } from './guild-changes.js';
 import type { GuildDirectory } from './guild-directory.js';
 import type { NormalizedGuild } from './guilds.js';
 import { InteractionHandle, type ActorOverrides, type HandleHost } from './handle.js';
@@ -32,7 +36,7 @@ import { waitUntil } from './waiting.js';
 
 export type { Actor, EmulatorOptions, InteractionInput } from './options.js';
 
-export class DiscordEmulator implements HandleHost {
+export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   readonly events: EmulatorEvents = createEventBus();
   readonly applicationId: string;
   readonly botUser: APIUser;
@@ -41,6 +45,8 @@ export class DiscordEmulator implements HandleHost {
   private readonly opts: ParsedOptions;
   private readonly guildDirectory: GuildDirectory;
   private readonly messageStore: MessageStore;
+  protected readonly attachments: AttachmentStore;
+  protected readonly guildChanges: GuildChanges;
   private readonly commandStore: CommandStore;
   private readonly registry: InteractionRegistry;
   private readonly gateway: Gateway;
@@ -59,6 +65,7 @@ export class DiscordEmulator implements HandleHost {
   readonly signer: InteractionSigner;
 
   constructor(options: EmulatorOptions) {
+    super();
     const parsed = OptionsSchema.parse(options);
     if (!LOOPBACK.has(parsed.host)) throw new Error(`the emulator binds to loopback only, not ${parsed.host}`);
     this.opts = parsed;
@@ -69,6 +76,8 @@ export class DiscordEmulator implements HandleHost {
       guard: this.guard,
       guildDirectory: this.guildDirectory,
       messageStore: this.messageStore,
+      attachments: this.attachments,
+      guildChanges: this.guildChanges,
       commandStore: this.commandStore,
       registry: this.registry,
       limiter: this.limiter,
@@ -222,10 +231,6 @@ export class DiscordEmulator implements HandleHost {
 
   messages(filter: { channelId?: string; guildId?: string } = {}): APIMessage[] {
     return this.messageStore.list(filter).map((m) => structuredClone(m.message));
-  }
-
-  attachment(id: string) {
-    return this.messageStore.attachment(id);
   }
 
   shards(): ShardStatus[] {

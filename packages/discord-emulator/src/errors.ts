@@ -87,6 +87,7 @@ export const invalidWebhookToken = (interactionId?: string): RestResult =>
 export const emptyMessage = (interactionId?: string): RestResult =>
   discordError(400, 50006, 'Cannot send an empty message', 'empty_message', { interactionId });
 export const missingAccess = (): RestResult => discordError(403, 50001, 'Missing Access', 'forbidden');
+export const missingPermissions = (): RestResult => discordError(403, 50013, 'Missing Permissions', 'forbidden');
 export const unknownGuild = (): RestResult => discordError(404, 10004, 'Unknown Guild', 'not_found');
 export const unknownChannel = (): RestResult => discordError(404, 10003, 'Unknown Channel', 'not_found');
 export const unknownCommand = (): RestResult => discordError(404, 10063, 'Unknown application command', 'not_found');

@@ -23,6 +23,21 @@ export interface MessageEvent {
   interactionId: string | null;
 }
 
+/** A channel created, changed (overwrites, parent) or deleted, with its channel object after the change. */
+export interface ChannelEvent {
+  action: 'create' | 'update' | 'delete';
+  guildId: string;
+  channel: Record<string, unknown>;
+}
+
+/** A role's permissions or the bot's own roles changed in a guild. */
+export interface GuildEvent {
+  action: 'role_update' | 'bot_member_update';
+  guildId: string;
+  /** The role object, or the bot's member object. */
+  data: Record<string, unknown>;
+}
+
 export interface EmulatorEventMap {
   call: [RecordedCall];
   violation: [Violation];
@@ -32,6 +47,8 @@ export interface EmulatorEventMap {
   gateway: [GatewayEvent];
   /** A request sent to the Interactions Endpoint, answered or not. */
   delivery: [DeliveryRecord];
+  channel: [ChannelEvent];
+  guild: [GuildEvent];
 }
 
 export type EmulatorEvents = EventEmitter<EmulatorEventMap>;

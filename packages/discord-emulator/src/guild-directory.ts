@@ -1,6 +1,6 @@
 /**
  * The configured guilds, by id and in order, the guild each channel belongs to, and the guilds of
- * each shard.
+ * each shard. Guilds keep their ids; their channels come and go (guild-changes.ts).
  */
 import { normalizeGuild, type NormalizedGuild } from './guilds.js';
 import type { EmulatedChannel, EmulatedGuild } from './types.js';
@@ -27,6 +27,22 @@ export class GuildDirectory {
 
   channel(id: string): { guild: NormalizedGuild; channel: EmulatedChannel } | undefined {
     return this.channels.get(id);
+  }
+
+  /** Adds a channel to its guild (at the end of the guild's list, as Discord lists a new one). */
+  addChannel(guild: NormalizedGuild, channel: EmulatedChannel): void {
+    guild.channels.push(channel);
+    this.channels.set(channel.id, { guild, channel });
+  }
+
+  /** Removes a channel; what was there is returned. */
+  removeChannel(id: string): { guild: NormalizedGuild; channel: EmulatedChannel } | undefined {
+    const found = this.channels.get(id);
+    if (!found) return undefined;
+    this.channels.delete(id);
+    const index = found.guild.channels.indexOf(found.channel);
+    if (index >= 0) found.guild.channels.splice(index, 1);
+    return found;
   }
 
   /**

@@ -1,14 +1,25 @@
 /**
  * Configured guilds: validation of the configuration, fixtures for benchmarks (1 to 10,000+
- * guilds), the GUILD_CREATE payload, and permission arithmetic for interaction members.
+ * guilds), and the objects Discord sends for them (GUILD_CREATE, channels, roles, members).
+ * Permission arithmetic is in permissions.ts (re-exported here for existing importers).
  */
 import { z } from 'zod';
 import type { APIUser } from 'discord-api-types/v10';
+import { DEFAULT_EVERYONE_PERMISSIONS, Permission } from './permissions.js';
 import { fixedSnowflake, snowflakeTimestamp, DISCORD_EPOCH } from './snowflake.js';
-import type { EmulatedGuild } from './types.js';
+import type { EmulatedGuild, PermissionOverwrite } from './types.js';
+
+export { ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, hasPermissions, memberPermissions } from './permissions.js';
 
 const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake (15–21 digits)');
 const PermissionString = z.string().regex(/^\d+$/, 'must be a decimal permission bit set');
+
+export const PermissionOverwriteSchema = z.object({
+  id: Snowflake,
+  type: z.union([z.literal(0), z.literal(1)]),
+  allow: PermissionString.default('0'),
+  deny: PermissionString.default('0'),
+});
 
 export const EmulatedGuildSchema = z.object({
   id: Snowflake,
@@ -23,6 +34,7 @@ export const EmulatedGuildSchema = z.object({
       parentId: Snowflake.optional(),
       position: z.number().int().optional(),
       topic: z.string().max(4096).optional(),
+      permissionOverwrites: z.array(PermissionOverwriteSchema).max(100).optional(),
     }),
   ),
   roles: z.array(
@@ -45,28 +57,13 @@ export const EmulatedGuildSchema = z.object({
       }),
     )
     .optional(),
+  botRoles: z.array(Snowflake).optional(),
 });
-
-/** Discord's permission bits that matter for the emulator's defaults. */
-export const Permission = {
-  Administrator: 1n << 3n,
-  ManageGuild: 1n << 5n,
-  ViewChannel: 1n << 10n,
-  SendMessages: 1n << 11n,
-  EmbedLinks: 1n << 14n,
-  ReadMessageHistory: 1n << 16n,
-  UseApplicationCommands: 1n << 31n,
-} as const;
-
-/** Every permission bit Discord defines today (through bit 53). */
-export const ALL_PERMISSIONS = ((1n << 54n) - 1n).toString();
-
-/** What @everyone gets in a new server (Discord's default, 0x0000_0006_3FDF_7EC1 minus a few). */
-export const DEFAULT_EVERYONE_PERMISSIONS = '1071698660929';
 
 export interface NormalizedGuild extends EmulatedGuild {
   locale: string;
   members: NonNullable<EmulatedGuild['members']>;
+  botRoles: string[];
 }
 
 /** Validates a guild and adds what Discord always has (the @everyone role, a locale). */
@@ -75,7 +72,10 @@ export function normalizeGuild(input: EmulatedGuild): NormalizedGuild {
   const roles = guild.roles.some((r) => r.id === guild.id)
     ? guild.roles
     : [{ id: guild.id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 }, ...guild.roles];
-  return { ...guild, roles, locale: guild.locale ?? 'en-US', members: guild.members ?? [] };
+  const normalized = { ...guild, roles, locale: guild.locale ?? 'en-US', members: guild.members ?? [], botRoles: guild.botRoles ?? [] };
+  const unknownRole = normalized.botRoles.find((id) => !roles.some((r) => r.id === id));
+  if (unknownRole !== undefined) throw new Error(`guild ${guild.id}: botRoles names unknown role ${unknownRole}`);
+  return normalized;
 }
 
 export interface GenerateGuildsOptions {
@@ -123,24 +123,6 @@ export function generateGuilds(count: number, opts: GenerateGuildsOptions = {}):
   return guilds;
 }
 
-/** The permission string Discord puts in `member.permissions` of an interaction (guild-level). */
-export function memberPermissions(guild: NormalizedGuild, userId: string, roleIds: string[]): string {
-  if (userId === guild.ownerId) return ALL_PERMISSIONS;
-  let bits = 0n;
-  for (const role of guild.roles) {
-    if (role.id === guild.id || roleIds.includes(role.id)) bits |= BigInt(role.permissions);
-  }
-  if (bits & Permission.Administrator) return ALL_PERMISSIONS;
-  return bits.toString();
-}
-
-export function hasPermissions(permissions: string, required: string): boolean {
-  const have = BigInt(permissions);
-  if (have & Permission.Administrator) return true;
-  const need = BigInt(required);
-  return (have & need) === need;
-}
-
 export function makeUser(id: string, username: string, extra: Partial<APIUser> = {}): APIUser {
   return {
     id,
@@ -165,7 +147,7 @@ export function channelPayload(guild: Pick<NormalizedGuild, 'id'>, channel: Emul
     type: channel.type,
     name: channel.name,
     position: channel.position ?? 0,
-    permission_overwrites: [],
+    permission_overwrites: (channel.permissionOverwrites ?? []).map(overwritePayload),
     parent_id: channel.parentId ?? null,
     flags: 0,
     guild_id: guild.id,
@@ -182,6 +164,11 @@ export function channelPayload(guild: Pick<NormalizedGuild, 'id'>, channel: Emul
     base.rtc_region = null;
   }
   return base;
+}
+
+/** An overwrite as Discord sends it: `allow` and `deny` as decimal strings. */
+export function overwritePayload(o: PermissionOverwrite): Record<string, unknown> {
+  return { id: o.id, type: o.type, allow: o.allow, deny: o.deny };
 }
 
 export function rolePayload(role: EmulatedGuild['roles'][number]): Record<string, unknown> {
@@ -267,7 +254,7 @@ export function guildPayload(guild: NormalizedGuild): Record<string, unknown> {
 
 /** The `d` of a GUILD_CREATE dispatch for the bot's initial guild load. */
 export function guildCreatePayload(guild: NormalizedGuild, botUser: APIUser): Record<string, unknown> {
-  const members = [memberPayload(guild, botUser)];
+  const members = [memberPayload(guild, botUser, { roles: guild.botRoles })];
   for (const m of guild.members) {
     members.push(memberPayload(guild, makeUser(m.userId, m.username ?? `user${m.userId.slice(-4)}`, { global_name: m.globalName ?? null }), m));
   }

@@ -14,10 +14,14 @@ import type { EmulatorOptions } from './options.js';
 export { DiscordEmulator } from './emulator.js';
 export type { Actor, EmulatorOptions, InteractionInput } from './options.js';
 export { InteractionHandle, WaitTimeoutError, isSettled, type ActorOverrides } from './handle.js';
+export type { OverwriteInput, PermissionBits } from './emulator-admin.js';
+export { GuildChangeError, type ChannelInit } from './guild-changes.js';
+export { ATTACHMENT_SIZE_LIMIT, type StoredFile } from './attachments.js';
+export { basePermissions, channelPermissions, OverwriteType } from './permissions.js';
 export { generateGuilds, normalizeGuild, memberPermissions, ALL_PERMISSIONS, DEFAULT_EVERYONE_PERMISSIONS, Permission, type GenerateGuildsOptions, type NormalizedGuild } from './guilds.js';
 export * from './payloads/interactions.js';
 export type { InteractionContext, InteractionOrigin } from './payloads/origin.js';
-export { buildCommandOptions, InteractionInputError, type OptionInput } from './payloads/options.js';
+export { buildCommandOptions, InteractionInputError, type AttachmentSource, type AttachmentUpload, type OptionInput } from './payloads/options.js';
 export { buildModalSubmission, type ModalValues } from './payloads/modal.js';
 export { shardForGuild, snowflake, fixedSnowflake, makeBotToken } from './snowflake.js';
 export { LIMITS } from './validation/fields.js';
@@ -30,7 +34,7 @@ export { InteractionSigner, type PrivateKeyInput } from './http-delivery/signer.
 export { USER_AGENT as INTERACTIONS_USER_AGENT, type EndpointCa } from './http-delivery/transport.js';
 export type { DeliveryOutcome, DeliveryRecord } from './http-delivery/delivery-log.js';
 export type { IdentifyBucket } from './gateway/identify-limit.js';
-export type { EmulatorEventMap, EmulatorEvents, GatewayEvent, MessageEvent } from './events.js';
+export type { ChannelEvent, EmulatorEventMap, EmulatorEvents, GatewayEvent, GuildEvent, MessageEvent } from './events.js';
 export type * from './types.js';
 
 /** Starts an emulator on loopback (port 0 = any free port) and resolves once it listens. */

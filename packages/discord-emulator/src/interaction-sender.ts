@@ -5,10 +5,11 @@
  * registers it so its acknowledgement clock starts.
  */
 import { ApplicationCommandOptionType, ComponentType, type APIInteraction, type APIInteractionDataResolved, type APIUser } from 'discord-api-types/v10';
+import type { AttachmentStore } from './attachments.js';
 import type { CommandStore } from './commands.js';
 import type { Gateway } from './gateway/gateway.js';
 import type { GuildDirectory } from './guild-directory.js';
-import { ALL_PERMISSIONS, hasPermissions, makeUser, memberPermissions, type NormalizedGuild } from './guilds.js';
+import { makeUser } from './guilds.js';
 import { findComponent, InteractionHandle, type ActorOverrides, type HandleHost } from './handle.js';
 import type { InteractionRecord, InteractionRegistry, RegisterMeta } from './interactions/registry.js';
 import type { Logger } from './log.js';
@@ -23,8 +24,9 @@ import {
   type SelectComponentType,
 } from './payloads/interactions.js';
 import { buildModalSubmission, type ModalValues } from './payloads/modal.js';
-import { buildCommandOptions, InteractionInputError, resolveEntity } from './payloads/options.js';
+import { buildCommandOptions, InteractionInputError, resolveEntity, type Viewer } from './payloads/options.js';
 import type { InteractionContext } from './payloads/origin.js';
+import { channelPermissions, hasPermissions } from './permissions.js';
 import type { InteractionKind } from './types.js';
 
 export interface InteractionSenderDeps {
@@ -35,6 +37,8 @@ export interface InteractionSenderDeps {
   commands: CommandStore;
   registry: InteractionRegistry;
   messages: MessageStore;
+  /** Files users upload for attachment options. */
+  attachments: AttachmentStore;
   gateway: Gateway;
   /** Interactions over HTTP, when an Interactions Endpoint URL is set. */
   delivery: { readonly active: boolean; deliver(rec: InteractionRecord): void };
@@ -95,7 +99,7 @@ export class InteractionSender {
       const bad = input.values.find((v) => !allowed.has(v));
       if (bad !== undefined) throw new InteractionInputError(`select "${input.customId}" has no option "${bad}"`);
     }
-    const resolved = this.resolveSelectValues(ctx.guild, type, input.values, input.customId);
+    const resolved = this.resolveSelectValues(ctx, type, input.values, input.customId);
     const payload = buildSelectInteraction(ctx, structuredClone(stored.message), input.customId, type as SelectComponentType, input.values, resolved);
     return this.dispatch(payload, { kind: 'component', ctx, shardId: null, customId: input.customId, sourceMessageId: stored.message.id });
   }
@@ -129,10 +133,12 @@ export class InteractionSender {
     }
     const meta = { ctx, shardId: null, commandName: command.name };
     if (input.type === 'autocomplete') {
-      const { options } = buildCommandOptions(command, input, ctx.guild);
+      const { options } = buildCommandOptions(command, input, ctx.guild, { viewer: this.viewer(ctx) });
       return this.dispatch(buildAutocompleteInteraction(ctx, command, options), { ...meta, kind: 'autocomplete' });
     }
-    const { options, resolved } = buildCommandOptions(command, { ...input, focused: undefined }, ctx.guild);
+    const files = this.deps.attachments;
+    const attachments = { get: (id: string) => files.uploaded(id), upload: files.upload.bind(files) };
+    const { options, resolved } = buildCommandOptions(command, { ...input, focused: undefined }, ctx.guild, { attachments, viewer: this.viewer(ctx) });
     return this.dispatch(buildChatInputInteraction(ctx, command, options, resolved), { ...meta, kind: 'command' });
   }
 
@@ -194,7 +200,8 @@ export class InteractionSender {
     const member = guild.members.find((m) => m.userId === userId);
     const roles = actor.roles ?? member?.roles ?? [];
     const username = actor.username ?? member?.username ?? (userId === defaultUserId ? 'tester' : `user${userId.slice(-4)}`);
-    const permissions = actor.permissions ?? memberPermissions(guild, userId, roles);
+    // Both in the channel, overwrites applied, as Discord computes `member.permissions` and `app_permissions`.
+    const permissions = actor.permissions ?? channelPermissions(guild, channel, userId, roles).toString();
     if (!/^\d+$/.test(permissions)) throw new InteractionInputError(`permissions must be a decimal bit set, got "${permissions}"`);
     return {
       applicationId: this.deps.applicationId,
@@ -205,16 +212,21 @@ export class InteractionSender {
       nick: member?.nick ?? null,
       permissions,
       locale: actor.locale ?? 'en-US',
-      appPermissions: ALL_PERMISSIONS,
+      appPermissions: channelPermissions(guild, channel, this.deps.botUser.id, guild.botRoles).toString(),
     };
   }
 
   /** Users, roles or channels picked in a select, resolved like command option mentions. */
-  private resolveSelectValues(guild: NormalizedGuild, type: number, values: string[], customId: string): APIInteractionDataResolved | undefined {
+  private resolveSelectValues(ctx: InteractionContext, type: number, values: string[], customId: string): APIInteractionDataResolved | undefined {
     const optionType = SELECT_VALUE_TYPES[type];
     if (optionType === undefined) return undefined;
     const resolved: APIInteractionDataResolved = {};
-    for (const value of values) resolveEntity(guild, optionType, value, resolved, customId);
+    for (const value of values) resolveEntity(ctx.guild, optionType, value, resolved, customId, this.viewer(ctx));
     return resolved;
+  }
+
+  /** Where the interaction happens, for the permissions its resolved channels and members carry. */
+  private viewer(ctx: InteractionContext): Viewer {
+    return { channel: ctx.channel, invoker: { userId: ctx.user.id, roles: ctx.memberRoles }, botUserId: this.deps.botUser.id };
   }
 }

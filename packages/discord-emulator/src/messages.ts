@@ -3,6 +3,7 @@
  * `APIMessage` objects Discord would return, so component interactions can carry them.
  */
 import type { APIAttachment, APIMessage, APIUser } from 'discord-api-types/v10';
+import type { AttachmentStore } from './attachments.js';
 import { snowflake } from './snowflake.js';
 import { MessageFlag, isObject } from './validation/fields.js';
 
@@ -85,9 +86,8 @@ function normalizeEmbeds(value: unknown): unknown[] {
 
 export class MessageStore {
   private readonly messages = new Map<string, StoredMessage>();
-  private readonly attachments = new Map<string, { data: Buffer; contentType: string; filename: string }>();
 
-  constructor(private readonly attachmentBaseUrl: () => string) {}
+  constructor(private readonly files: AttachmentStore) {}
 
   get(id: string): StoredMessage | undefined {
     return this.messages.get(id);
@@ -96,10 +96,6 @@ export class MessageStore {
   live(id: string): StoredMessage | undefined {
     const stored = this.messages.get(id);
     return stored && !stored.deleted ? stored : undefined;
-  }
-
-  attachment(id: string): { data: Buffer; contentType: string; filename: string } | undefined {
-    return this.attachments.get(id);
   }
 
   list(filter: { channelId?: string; guildId?: string } = {}): StoredMessage[] {
@@ -153,6 +149,17 @@ export class MessageStore {
     stored.updatedAt = Date.now();
   }
 
+  /** A deleted channel takes its messages with it; returns how many went. */
+  deleteChannel(channelId: string): number {
+    let count = 0;
+    for (const stored of this.messages.values()) {
+      if (stored.deleted || stored.message.channel_id !== channelId) continue;
+      this.delete(stored);
+      count++;
+    }
+    return count;
+  }
+
   /** Attachments kept by id from `keep` plus newly uploaded files referenced by `attachments[].id`. */
   private resolveAttachments(existing: APIAttachment[], requested: unknown, files: UploadedFile[]): APIAttachment[] {
     const result: APIAttachment[] = [];
@@ -168,18 +175,8 @@ export class MessageStore {
       }
       const file = byField.get(`files[${id}]`);
       if (!file) continue;
-      const attachmentId = snowflake();
-      this.attachments.set(attachmentId, { data: file.data, contentType: file.contentType, filename: file.name });
-      const url = `${this.attachmentBaseUrl()}/${attachmentId}/${encodeURIComponent(file.name)}`;
-      result.push({
-        id: attachmentId,
-        filename: file.name,
-        size: file.data.length,
-        url,
-        proxy_url: url,
-        content_type: file.contentType,
-        ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
-      } as APIAttachment);
+      const description = typeof entry.description === 'string' ? entry.description : undefined;
+      result.push(this.files.add({ data: file.data, contentType: file.contentType, filename: file.name }, { description }));
     }
     return result;
   }

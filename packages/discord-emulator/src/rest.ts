@@ -5,6 +5,7 @@
  * Discord (discord.js sends them without Authorization).
  */
 import type { APIGatewaySessionStartLimit, APIUser } from 'discord-api-types/v10';
+import { refusePost, refuseUnseen } from './channel-access.js';
 import type { CommandStore } from './commands.js';
 import {
   discordError,
@@ -31,6 +32,7 @@ import { Router } from './http.js';
 import { validateCommand, validateCommandList } from './validation/commands.js';
 import { MessageFlag, isObject } from './validation/fields.js';
 import { validateMessagePayload } from './validation/messages.js';
+import { checkMessageCreateAgainstSpec } from './validation/openapi/message-spec.js';
 
 export interface RestRequest {
   params: Record<string, string>;
@@ -230,7 +232,7 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
   bot('GET', '/guilds/:guild/members/:user', ({ params }) => {
     const guild = deps.guild(params.guild!);
     if (!guild) return unknownGuild();
-    if (params.user === deps.botUser.id) return ok(memberPayload(guild, deps.botUser));
+    if (params.user === deps.botUser.id) return ok(memberPayload(guild, deps.botUser, { roles: guild.botRoles }));
     const member = guild.members.find((m) => m.userId === params.user);
     if (!member) return discordError(404, 10007, 'Unknown Member', 'not_found');
     return ok(memberPayload(guild, makeUser(member.userId, member.username ?? `user${member.userId.slice(-4)}`), member));
@@ -240,14 +242,21 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
 
   bot('GET', '/channels/:channel', ({ params }) => {
     const found = findChannel(params.channel!);
-    return found ? ok(channelPayload(found.guild, found.channel)) : unknownChannel();
+    if (!found) return unknownChannel();
+    return refuseUnseen(found.guild, found.channel, deps.botUser.id) ?? ok(channelPayload(found.guild, found.channel));
   });
+  // Refused before its body is read: a channel that is gone (10003), then the bot's permissions
+  // there (channel-access.ts), then the emulator's rules and Discord's OpenAPI document.
   bot('POST', '/channels/:channel/messages', ({ params, body, files }) => {
     const found = findChannel(params.channel!);
     if (!found) return unknownChannel();
+    const refused = refusePost(found.guild, found.channel, deps.botUser.id, body, files.length);
+    if (refused) return refused;
     const check = validateMessagePayload(body, { requireContent: files.length === 0 });
     if (!check.errors.ok) return invalidFormBody(check.errors);
     if (check.empty) return emptyMessage();
+    const spec = checkMessageCreateAgainstSpec(body);
+    if (!spec.ok) return invalidFormBody(spec);
     const data = body as Record<string, unknown>;
     const flags = typeof data.flags === 'number' ? data.flags & (MessageFlag.SuppressEmbeds | MessageFlag.SuppressNotifications | MessageFlag.IsComponentsV2) : 0;
     const stored = deps.messages.create({ channelId: found.channel.id, guildId: found.guild.id, author: deps.botUser, type: 0, flags, data, files });

@@ -7,6 +7,16 @@ import type {
   ChannelType,
 } from 'discord-api-types/v10';
 
+/** A channel's permission overwrite, as Discord sends it (`allow`/`deny`: decimal bit sets). */
+export interface PermissionOverwrite {
+  /** A role id (type 0; the guild id for @everyone) or a user id (type 1). */
+  id: string;
+  /** 0: role, 1: member. */
+  type: 0 | 1;
+  allow: string;
+  deny: string;
+}
+
 export interface EmulatedChannel {
   id: string;
   name: string;
@@ -15,6 +25,7 @@ export interface EmulatedChannel {
   parentId?: string;
   position?: number;
   topic?: string;
+  permissionOverwrites?: PermissionOverwrite[];
 }
 
 export interface EmulatedRole {
@@ -45,6 +56,8 @@ export interface EmulatedGuild {
   /** The @everyone role has the guild's id; it is added when missing. */
   roles: EmulatedRole[];
   members?: EmulatedMember[];
+  /** The bot's own roles in the guild (besides @everyone); default none. */
+  botRoles?: string[];
 }
 
 /** One REST call as the emulator saw it. The Authorization header is never recorded. */

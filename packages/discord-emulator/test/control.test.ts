@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ActionRowBuilder, ButtonBuilder, ButtonStyle, Events, MessageFlags, type Client } from 'discord.js';
 import type { DiscordEmulator, InteractionSnapshot } from '../src/index.js';
-import { GUILD_ID, SIMPLE_COMMANDS, USER_ID, loginClient, startTestEmulator } from './helpers.js';
+import { ADMIN_ROLE_ID, GUILD_ID, SIMPLE_COMMANDS, USER_ID, control as controlRequest, loginClient, startTestEmulator } from './helpers.js';
 
 let emu: DiscordEmulator;
 let client: Client;
@@ -29,18 +29,7 @@ afterAll(async () => {
 
 beforeEach(() => emu.clearRecords());
 
-// Control answers are read field by field in assertions; typing each shape would add nothing.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function control(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${emu.controlUrl}${path}`, {
-    method,
-    // Every POST declares JSON, even without a body (request-guard.ts).
-    headers: body === undefined && method !== 'POST' ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
+const control = (method: string, path: string, body?: unknown) => controlRequest(emu, method, path, body);
 
 describe('control API', () => {
   it('describes the emulator, its guilds and commands', async () => {
@@ -85,7 +74,7 @@ describe('control API', () => {
 
   it('streams events over SSE', async () => {
     const abort = new AbortController();
-    const res = await fetch(`${emu.controlUrl}/events?types=interaction,call`, { signal: abort.signal });
+    const res = await fetch(`${emu.controlUrl}/events?types=interaction,call,channel,guild`, { signal: abort.signal });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
@@ -104,6 +93,11 @@ describe('control API', () => {
     await readUntil('"choices":[{"name":"one","value":"1"}]');
     await readUntil('event: call');
     expect(text).toContain('event: interaction');
+    const made = emu.createChannel(GUILD_ID, { name: 'streamed' });
+    await readUntil(`event: channel\ndata: {"action":"create","guildId":"${GUILD_ID}","channel":{"id":"${String(made.id)}"`);
+    emu.setBotRoles(GUILD_ID, [ADMIN_ROLE_ID]);
+    await readUntil(`event: guild\ndata: {"action":"bot_member_update","guildId":"${GUILD_ID}"`);
+    emu.setBotRoles(GUILD_ID, []);
     expect(text).not.toContain('event: gateway');
     abort.abort();
     await reader.cancel().catch(() => {});

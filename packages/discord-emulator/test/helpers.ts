@@ -62,3 +62,18 @@ export const SIMPLE_COMMANDS = [
   { name: 'ping', description: 'Ping' },
   { name: 'admin', description: 'Admin only', default_member_permissions: '32' },
 ];
+
+/** A control API answer; read field by field in assertions, where typing each shape would add nothing. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ControlAnswer = { status: number; json: any };
+
+/** A JSON request to the control API (`path` after `/_emulator`); every POST declares JSON, even bodyless (request-guard.ts). */
+export async function control(emu: DiscordEmulator, method: string, path: string, body?: unknown): Promise<ControlAnswer> {
+  const res = await fetch(`${emu.controlUrl}${path}`, {
+    method,
+    headers: body === undefined && method !== 'POST' ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}

@@ -1,12 +1,15 @@
 /**
- * Interaction responses against Discord's OpenAPI document: the subset the emulator keeps is the
- * document's, valid responses pass, and what the document refuses is reported as Discord would.
+ * Interaction responses and channel messages against Discord's OpenAPI document: the subsets the
+ * emulator keeps are the document's, valid bodies pass, and what the document refuses is reported
+ * as Discord would.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkCallbackIssues, SUBSET_FILE } from '../src/validation/openapi/callback-spec.js';
-import { extractCallbackSubset, renderSubset } from '../src/validation/openapi/subset.js';
+import { checkMessageCreateIssues, MESSAGE_CREATE_SUBSET_FILE } from '../src/validation/openapi/message-spec.js';
+import { extractCallbackSubset, extractRequestSubset, MESSAGE_CREATE_PATH, renderSubset } from '../src/validation/openapi/subset.js';
+import { CHANNEL_ID, TOKEN, startTestEmulator } from './helpers.js';
 
 // The whole document lives beside the repository (../shared/spec); DISCORD_OPENAPI points elsewhere.
 const DOCUMENT = process.env.DISCORD_OPENAPI ?? fileURLToPath(new URL('../../../../shared/spec/discord-openapi.json', import.meta.url));
@@ -16,6 +19,12 @@ describe('the subset of the document', () => {
     const subset = extractCallbackSubset(JSON.parse(readFileSync(DOCUMENT, 'utf8')));
     expect(renderSubset(subset)).toBe(readFileSync(SUBSET_FILE, 'utf8'));
     expect(subset.source).toMatchObject({ operationId: 'create_interaction_response', version: '10' });
+  });
+
+  it.skipIf(!existsSync(DOCUMENT))('for channel messages is what write-subset.ts extracts too', () => {
+    const subset = extractRequestSubset(JSON.parse(readFileSync(DOCUMENT, 'utf8')), MESSAGE_CREATE_PATH);
+    expect(renderSubset(subset)).toBe(readFileSync(MESSAGE_CREATE_SUBSET_FILE, 'utf8'));
+    expect(subset.source).toMatchObject({ operationId: 'create_message', version: '10', path: MESSAGE_CREATE_PATH });
   });
 });
 
@@ -72,5 +81,39 @@ describe('responses', () => {
 
   it('snowflakes may be integers, as Discord’s API takes them', () => {
     expect(codes({ type: 4, data: { content: 'x', allowed_mentions: { users: [123456789012345, '123456789012345678'] } } })).toEqual([]);
+  });
+});
+
+const messageCodes = (body: unknown) => checkMessageCreateIssues(body).map((i) => [i.path.join('.'), i.code]);
+
+describe('channel messages (POST /channels/{id}/messages)', () => {
+  it('valid ones pass, what the document refuses is named', () => {
+    const embed = { title: 'Feed created', color: 0x57f287, timestamp: new Date().toISOString(), fields: [{ name: 'Cuenta', value: 'nasa', inline: true }], footer: { text: 'feedbot' } };
+    expect(messageCodes({ embeds: [embed], allowed_mentions: { parse: [] } })).toEqual([]);
+    expect(messageCodes({ content: 'file', attachments: [{ id: '0', filename: 'a.txt' }] })).toEqual([]);
+    expect(messageCodes({ content: 'x', tts: 'yes', embeds: [{ url: 'not a url' }] })).toEqual([
+      ['tts', 'BOOLEAN_TYPE_CONVERT'],
+      ['embeds.0.url', 'URL_TYPE_INVALID_URL'],
+    ]);
+  });
+
+  it('the REST route refuses them with 50035, after its own rules', async () => {
+    const emu = await startTestEmulator();
+    try {
+      const res = await fetch(`${emu.restUrl}/channels/${CHANNEL_ID}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bot ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ embeds: [{ title: 'x', footer: { text: 'f', icon_url: 5 } }] }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        code: 50035,
+        message: 'Invalid Form Body',
+        errors: { embeds: { 0: { footer: { icon_url: { _errors: [{ code: expect.any(String), message: expect.stringContaining('(Discord OpenAPI: ') }] } } } } },
+      });
+      expect(emu.messages()).toEqual([]);
+    } finally {
+      await emu.close();
+    }
   });
 });

@@ -162,6 +162,18 @@ describe('writes carry JSON', () => {
     expect(handle.snapshot().state).toBe('pending');
   });
 
+  it('a file upload is its own bytes and type, and refused from a web page too', async () => {
+    // It only stores a file (a command names it in a JSON request), so any type is taken…
+    const stored = await send({ method: 'POST', path: '/_emulator/attachments?filename=notes.txt', headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    expect(stored.status).toBe(201);
+    expect(JSON.parse(stored.text)).toMatchObject({ filename: 'notes.txt', content_type: 'text/plain; charset=utf-8', size: 5 });
+    // …but not from another page, nor under another name.
+    const page = await send({ method: 'POST', path: '/_emulator/attachments?filename=x.txt', headers: { 'content-type': 'text/plain', origin: 'http://localhost:5173' }, body: 'x' });
+    expect(page.status).toBe(403);
+    const rebound = await send({ method: 'POST', path: '/_emulator/attachments?filename=x.txt', headers: { 'content-type': 'text/plain', host: `evil.example:${port}` }, body: 'x' });
+    expect(rebound.status).toBe(421);
+  });
+
   it('still serves discord.js: JSON and multipart on every route that takes files', async () => {
     const final = await emu.sendInteraction({ type: 'command', commandName: 'export' }).waitForFinal();
     expect(final.original).toMatchObject({ content: 'edited', attachments: [{ filename: 'edit.csv' }] });

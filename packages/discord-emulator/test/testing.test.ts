@@ -65,6 +65,14 @@ describe('interaction payloads', () => {
     expect(i.memberPermissions?.has(PermissionFlagsBits.ManageGuild)).toBe(false);
   });
 
+  it('an attachment option is resolved as Discord sends it', () => {
+    const url = 'http://127.0.0.1:9/attachments/1/feeds.json';
+    dispatchInteraction(client, chatInput('feed', 'import', { archivo: { attachment: { id: '500000000000000010', filename: 'feeds.json', url, size: 42, contentType: 'application/json' } } }));
+    const i = seen[0]!;
+    if (!i.isChatInputCommand()) throw new Error('not a chat input command');
+    expect(i.options.getAttachment('archivo')).toMatchObject({ id: '500000000000000010', name: 'feeds.json', url, size: 42, contentType: 'application/json', ephemeral: true });
+  });
+
   it('an invoker can be someone else, with other permissions, or in a DM with the bot', () => {
     dispatchInteraction(client, chatInput('ping', undefined, {}, { userId: '500000000000000005', permissions: String(PermissionFlagsBits.Administrator) }));
     dispatchInteraction(client, chatInput('ping', undefined, {}, { guildId: null }));

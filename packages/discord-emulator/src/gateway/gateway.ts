@@ -59,6 +59,18 @@ export class Gateway {
     return { shardId: session.shard[0], sessionId: session.id };
   }
 
+  /**
+   * Sends a guild event (CHANNEL_DELETE, GUILD_ROLE_UPDATE, …) to every session that holds the
+   * guild and subscribed to `intent` (null: sent whatever the intents); sessions waiting for a
+   * RESUME get it on replay. Nobody connected is not an error: the change happened anyway, and a
+   * later IDENTIFY gets it in GUILD_CREATE. Returns the shards it went to.
+   */
+  dispatchGuildEvent(guildId: string, t: string, d: unknown, intent: number | null): number[] {
+    const sessions = this.sessions.allForGuild(guildId).filter((s) => intent === null || (s.intents & intent) !== 0);
+    for (const session of sessions) this.dispatch(session, t, d);
+    return sessions.map((s) => s.shard[0]);
+  }
+
   /** Asks every connected shard (or one) to reconnect and resume (op 7), as Discord does. */
   requestReconnect(shardId?: number): number {
     const live = this.sessions.ofShard(shardId).filter((s) => s.conn);

@@ -37,6 +37,11 @@ export class SessionTable {
     return best;
   }
 
+  /** Every ready session that holds a guild (several bots, or processes, may be connected). */
+  allForGuild(guildId: string): Session[] {
+    return [...this.sessions.values()].filter((s) => s.readyAt !== null && shardForGuild(guildId, s.shard[1]) === s.shard[0]);
+  }
+
   /** A shard count sessions use, to name the shard a guild would need. */
   anyShardCount(): number {
     return this.sessions.values().next().value?.shard[1] ?? 1;

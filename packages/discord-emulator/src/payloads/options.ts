@@ -10,20 +10,26 @@ import {
   type APIApplicationCommandOption,
   type APIInteractionDataResolved,
 } from 'discord-api-types/v10';
-import { memberPayload, rolePayload, type NormalizedGuild } from '../guilds.js';
+import type { NormalizedGuild } from '../guilds.js';
+import { InteractionInputError, type AttachmentSource, type AttachmentUpload, type OptionInput } from './input.js';
+import { resolveAttachment, resolveEntity, type Viewer } from './resolved.js';
 
-export type OptionInput = string | number | boolean;
+export { InteractionInputError, type AttachmentSource, type AttachmentUpload, type OptionInput } from './input.js';
+export { resolveEntity, type Viewer } from './resolved.js';
+
+/** What resolving a command's options may draw on: uploaded files, and where the interaction happens. */
+export interface ResolveContext {
+  attachments?: AttachmentSource;
+  viewer?: Viewer;
+}
 
 export interface CommandInput {
-  options?: Record<string, OptionInput> | APIApplicationCommandInteractionDataOption[];
+  /** Attachment options take the id of an uploaded attachment, or an `AttachmentUpload`. */
+  options?: Record<string, OptionInput | AttachmentUpload> | APIApplicationCommandInteractionDataOption[];
   subcommand?: string;
   subcommandGroup?: string;
   /** Autocomplete: the option the user is typing in. */
   focused?: string;
-}
-
-export class InteractionInputError extends Error {
-  override name = 'InteractionInputError';
 }
 
 function convertValue(def: APIApplicationCommandOption, value: OptionInput, focused: boolean): OptionInput {
@@ -55,38 +61,15 @@ function convertValue(def: APIApplicationCommandOption, value: OptionInput, focu
   }
 }
 
-/** Adds the user, role or channel `id` names to `resolved`, as Discord does for mentions and selects. */
-export function resolveEntity(guild: NormalizedGuild, type: ApplicationCommandOptionType, id: string, resolved: APIInteractionDataResolved, name: string): void {
-  const channel = guild.channels.find((c) => c.id === id);
-  const role = guild.roles.find((r) => r.id === id);
-  const member = guild.members.find((m) => m.userId === id);
-  const wantsUser = type === ApplicationCommandOptionType.User || type === ApplicationCommandOptionType.Mentionable;
-  const wantsRole = type === ApplicationCommandOptionType.Role || type === ApplicationCommandOptionType.Mentionable;
-  if (type === ApplicationCommandOptionType.Channel && channel) {
-    resolved.channels ??= {};
-    resolved.channels[id] = { id, name: channel.name, type: channel.type, permissions: '0', parent_id: channel.parentId ?? null } as never;
-  } else if (wantsRole && role) {
-    resolved.roles ??= {};
-    resolved.roles[id] = rolePayload(role) as never;
-  } else if (wantsUser && member) {
-    resolved.users ??= {};
-    resolved.members ??= {};
-    const user = { id, username: member.username ?? `user${id.slice(-4)}`, discriminator: '0', global_name: member.globalName ?? null, avatar: null };
-    resolved.users[id] = user as never;
-    const { user: _user, ...rest } = memberPayload(guild, user as never, member);
-    resolved.members[id] = { ...rest, permissions: '0' } as never;
-  } else if (type !== ApplicationCommandOptionType.Attachment) {
-    throw new InteractionInputError(`option ${name}: ${id} is not a known ${ApplicationCommandOptionType[type]} of guild ${guild.id}`);
-  }
-}
-
 function buildLeafOptions(
   defs: APIApplicationCommandOption[],
-  values: Record<string, OptionInput>,
+  values: Record<string, OptionInput | AttachmentUpload>,
   focused: string | undefined,
   guild: NormalizedGuild,
   resolved: APIInteractionDataResolved,
+  context: ResolveContext,
 ): APIApplicationCommandInteractionDataOption[] {
+  const attachments = context.attachments;
   for (const name of Object.keys(values)) {
     if (!defs.some((d) => d.name === name)) throw new InteractionInputError(`unknown option "${name}"`);
   }
@@ -98,6 +81,11 @@ function buildLeafOptions(
       if (def.required && focused === undefined) throw new InteractionInputError(`missing required option "${def.name}"`);
       continue;
     }
+    if (def.type === ApplicationCommandOptionType.Attachment && attachments && !isFocused) {
+      out.push({ name: def.name, type: def.type, value: resolveAttachment(def, raw, attachments, resolved) } as APIApplicationCommandInteractionDataOption);
+      continue;
+    }
+    if (typeof raw === 'object') throw new InteractionInputError(`option ${def.name}: a file is only taken by an attachment option`);
     const value = convertValue(def, raw, isFocused);
     const choices = 'choices' in def ? def.choices : undefined;
     if (!isFocused && choices && choices.length > 0 && !choices.some((c) => c.value === value)) {
@@ -110,7 +98,7 @@ function buildLeafOptions(
       ApplicationCommandOptionType.Mentionable,
       ApplicationCommandOptionType.Attachment,
     ];
-    if (!isFocused && entityTypes.includes(def.type)) resolveEntity(guild, def.type, String(value), resolved, def.name);
+    if (!isFocused && entityTypes.includes(def.type)) resolveEntity(guild, def.type, String(value), resolved, def.name, context.viewer);
     out.push({ name: def.name, type: def.type, value, ...(isFocused ? { focused: true } : {}) } as APIApplicationCommandInteractionDataOption);
   }
   if (focused !== undefined && !out.some((o) => 'focused' in o && o.focused)) {
@@ -119,11 +107,16 @@ function buildLeafOptions(
   return out;
 }
 
-/** Turns `{ name: value }` plus sub-command names into the option tree Discord sends. */
+/**
+ * Turns `{ name: value }` plus sub-command names into the option tree Discord sends. Attachment
+ * options are resolved (`resolved.attachments`) from `context.attachments` when given; resolved
+ * channels and members carry permissions as seen from `context.viewer` ('0' without one).
+ */
 export function buildCommandOptions(
   command: APIApplicationCommand,
   input: CommandInput,
   guild: NormalizedGuild,
+  context: ResolveContext = {},
 ): { options: APIApplicationCommandInteractionDataOption[]; resolved?: APIInteractionDataResolved } {
   if (Array.isArray(input.options)) return { options: input.options };
   const values = input.options ?? {};
@@ -145,7 +138,7 @@ export function buildCommandOptions(
     const outer = wrap;
     wrap = (leaf) => outer([{ name: sub.name, type: ApplicationCommandOptionType.Subcommand, options: leaf } as APIApplicationCommandInteractionDataOption]);
   }
-  const leaf = buildLeafOptions(defs, values, input.focused, guild, resolved);
+  const leaf = buildLeafOptions(defs, values, input.focused, guild, resolved, context);
   const hasResolved = Object.keys(resolved).length > 0;
   return { options: wrap(leaf), ...(hasResolved ? { resolved } : {}) };
 }

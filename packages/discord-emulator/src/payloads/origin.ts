@@ -5,6 +5,7 @@
  * the bot (`InteractionOrigin`). Both end in the same envelope.
  */
 import { InteractionContextType, type APIUser, type InteractionType, type Locale } from 'discord-api-types/v10';
+import { ATTACHMENT_SIZE_LIMIT } from '../attachments.js';
 import { channelPayload, memberPayload, type NormalizedGuild } from '../guilds.js';
 import { interactionToken, snowflake } from '../snowflake.js';
 import type { EmulatedChannel } from '../types.js';
@@ -40,8 +41,6 @@ export interface InteractionOrigin {
 /** Either description; payloads built from an emulator context are guild interactions. */
 export type InteractionWhere = InteractionContext | InteractionOrigin;
 
-/** Discord's default upload limit for servers without boosts. */
-const ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024;
 
 export function originOf(where: InteractionWhere): InteractionOrigin {
   if (!('memberRoles' in where)) return where;

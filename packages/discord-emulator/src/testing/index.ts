@@ -8,6 +8,7 @@ export { fakeMessage, type FakeMessageOptions } from './messages.js';
 export {
   DEFAULT_PAYLOAD_DEFAULTS,
   interactionPayloads,
+  type AttachmentValue,
   type InteractionPayloads,
   type Invoker,
   type OptionValue,

@@ -64,11 +64,21 @@ export interface Invoker {
   channelId?: string;
 }
 
+/** A file a user attached to an attachment option; `url` is where the bot downloads it (a test serves it). */
+export interface AttachmentValue {
+  id?: string;
+  filename: string;
+  url: string;
+  size?: number;
+  contentType?: string;
+}
+
 /**
  * An option value: numbers become INTEGER options when whole (NUMBER otherwise), booleans
- * BOOLEAN, strings STRING; a channel becomes a CHANNEL option resolved in `data.resolved`.
+ * BOOLEAN, strings STRING; a channel becomes a CHANNEL option and an attachment an ATTACHMENT
+ * option, each resolved in `data.resolved` as Discord sends them.
  */
-export type OptionValue = string | number | boolean | { channel: { id: string; name: string; type?: ChannelType } };
+export type OptionValue = string | number | boolean | { channel: { id: string; name: string; type?: ChannelType } } | { attachment: AttachmentValue };
 
 function optionType(value: string | number | boolean): ApplicationCommandOptionType {
   if (typeof value === 'boolean') return ApplicationCommandOptionType.Boolean;
@@ -80,6 +90,12 @@ function optionType(value: string | number | boolean): ApplicationCommandOptionT
 function optionTree(sub: string | undefined, values: Record<string, OptionValue>, focused?: string) {
   const resolved: APIInteractionDataResolved = {};
   const leaves = Object.entries(values).map(([name, value]): APIApplicationCommandInteractionDataOption => {
+    if (typeof value === 'object' && 'attachment' in value) {
+      const { id = snowflake(), filename, url, size = 0, contentType } = value.attachment;
+      resolved.attachments ??= {};
+      resolved.attachments[id] = { id, filename, size, url, proxy_url: url, ...(contentType ? { content_type: contentType } : {}), ephemeral: true };
+      return { name, type: ApplicationCommandOptionType.Attachment, value: id };
+    }
     if (typeof value === 'object') {
       const { id, name: channelName, type = ChannelType.GuildText } = value.channel;
       resolved.channels ??= {};
@@ -89,7 +105,7 @@ function optionTree(sub: string | undefined, values: Record<string, OptionValue>
     return { name, type: optionType(value), value, ...(focused === name ? { focused: true } : {}) } as APIApplicationCommandInteractionDataOption;
   });
   const options = sub ? [{ name: sub, type: ApplicationCommandOptionType.Subcommand, options: leaves } as APIApplicationCommandInteractionDataOption] : leaves;
-  return { options, resolved: resolved.channels ? resolved : undefined };
+  return { options, resolved: resolved.channels || resolved.attachments ? resolved : undefined };
 }
 
 /** A modal of optional text inputs, one per submitted value (what `buildModalSubmission` answers). */

@@ -5,9 +5,9 @@
  * rules (validation/messages.ts, modals.ts), which name Discord's limits more precisely, and
  * catches what they do not model.
  */
-import { readFileSync } from 'node:fs';
-import { FormErrors } from '../../errors.js';
-import { SchemaChecker, type SchemaIssue } from './json-schema.js';
+import type { FormErrors } from '../../errors.js';
+import type { SchemaChecker, SchemaIssue } from './json-schema.js';
+import { loadSubset, specFormErrors } from './spec-file.js';
 import type { JsonSchema, OpenApiSubset } from './subset.js';
 
 export const SUBSET_FILE = new URL('../../../spec/discord-openapi.callback.json', import.meta.url);
@@ -23,8 +23,7 @@ let loaded: Loaded | undefined;
 
 function load(): Loaded {
   if (loaded) return loaded;
-  const subset = JSON.parse(readFileSync(SUBSET_FILE, 'utf8')) as OpenApiSubset;
-  const checker = new SchemaChecker(subset.schemas);
+  const { subset, checker } = loadSubset(SUBSET_FILE);
   const byType = new Map<number, string>();
   const branches = ((subset.root as { anyOf?: { $ref: string }[] }).anyOf ?? []).map((b) => b.$ref.split('/').at(-1)!);
   for (const name of branches) {
@@ -50,7 +49,5 @@ export function checkCallbackIssues(body: unknown): SchemaIssue[] {
 
 /** A 50035 errors collector with what the document refuses in `body`; `ok` when nothing. */
 export function checkCallbackAgainstSpec(body: unknown): FormErrors {
-  const errors = new FormErrors();
-  for (const issue of checkCallbackIssues(body)) errors.add(issue.path, issue.code, `${issue.message} (Discord OpenAPI: ${issue.schema})`);
-  return errors;
+  return specFormErrors(checkCallbackIssues(body));
 }

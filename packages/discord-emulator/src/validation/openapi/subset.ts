@@ -1,11 +1,13 @@
 /**
- * The part of Discord's OpenAPI document (discord/discord-api-spec, `specs/openapi.json`) the
- * emulator checks interaction responses against: the request body of
- * `POST /interactions/{interaction_id}/{interaction_token}/callback` and every schema it refers
- * to. It is kept in `spec/discord-openapi.callback.json` (the whole document is over 1 MB);
- * `write-subset.ts` regenerates it from a newer document.
+ * The parts of Discord's OpenAPI document (discord/discord-api-spec, `specs/openapi.json`) the
+ * emulator checks what it receives against: the request body of one operation and every schema
+ * it refers to. Interaction responses (`POST /interactions/{interaction_id}/{interaction_token}/callback`)
+ * are kept in `spec/discord-openapi.callback.json`, channel messages (`POST /channels/{channel_id}/messages`)
+ * in `spec/discord-openapi.message-create.json` (the whole document is over 1 MB);
+ * `write-subset.ts` regenerates them from a newer document.
  */
 export const CALLBACK_PATH = '/interactions/{interaction_id}/{interaction_token}/callback';
+export const MESSAGE_CREATE_PATH = '/channels/{channel_id}/messages';
 
 export type JsonSchema = boolean | { [keyword: string]: unknown };
 
@@ -26,10 +28,15 @@ interface OpenApiDocument {
 }
 
 export function extractCallbackSubset(document: unknown): OpenApiSubset {
+  return extractRequestSubset(document, CALLBACK_PATH);
+}
+
+/** The `application/json` request body of `POST path`, with the schemas it refers to. */
+export function extractRequestSubset(document: unknown, path: string): OpenApiSubset {
   const doc = document as OpenApiDocument;
-  const operation = doc.paths?.[CALLBACK_PATH]?.post;
+  const operation = doc.paths?.[path]?.post;
   const root = operation?.requestBody?.content?.['application/json']?.schema;
-  if (!operation || root === undefined) throw new Error(`the document has no application/json request body for POST ${CALLBACK_PATH}`);
+  if (!operation || root === undefined) throw new Error(`the document has no application/json request body for POST ${path}`);
   const all = doc.components?.schemas ?? {};
   const schemas: Record<string, JsonSchema> = {};
   const visit = (node: unknown): void => {
@@ -51,7 +58,7 @@ export function extractCallbackSubset(document: unknown): OpenApiSubset {
   visit(root);
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]!]));
   return {
-    source: { title: doc.info?.title ?? '', version: doc.info?.version ?? '', operationId: operation.operationId ?? '', path: CALLBACK_PATH },
+    source: { title: doc.info?.title ?? '', version: doc.info?.version ?? '', operationId: operation.operationId ?? '', path },
     root,
     schemas: sorted,
   };

@@ -1,5 +1,6 @@
 /**
- * Regenerates spec/discord-openapi.callback.json from Discord's whole OpenAPI document:
+ * Regenerates the subsets of Discord's whole OpenAPI document the emulator keeps
+ * (spec/discord-openapi.callback.json, spec/discord-openapi.message-create.json):
  *
  *   tsx --conditions=@feedbot/source packages/discord-emulator/src/validation/openapi/write-subset.ts [document.json]
  *
@@ -7,10 +8,17 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { extractCallbackSubset, renderSubset } from './subset.js';
 import { SUBSET_FILE } from './callback-spec.js';
+import { MESSAGE_CREATE_SUBSET_FILE } from './message-spec.js';
+import { CALLBACK_PATH, MESSAGE_CREATE_PATH, extractRequestSubset, renderSubset } from './subset.js';
 
 const source = process.argv[2] ?? '../shared/spec/discord-openapi.json';
-const subset = extractCallbackSubset(JSON.parse(readFileSync(source, 'utf8')));
-writeFileSync(SUBSET_FILE, renderSubset(subset));
-process.stdout.write(`${Object.keys(subset.schemas).length} schemas from ${source} written to ${fileURLToPath(SUBSET_FILE)}\n`);
+const document: unknown = JSON.parse(readFileSync(source, 'utf8'));
+for (const [path, file] of [
+  [CALLBACK_PATH, SUBSET_FILE],
+  [MESSAGE_CREATE_PATH, MESSAGE_CREATE_SUBSET_FILE],
+] as const) {
+  const subset = extractRequestSubset(document, path);
+  writeFileSync(file, renderSubset(subset));
+  process.stdout.write(`POST ${path}: ${Object.keys(subset.schemas).length} schemas from ${source} written to ${fileURLToPath(file)}\n`);
+}
