@@ -1,8 +1,12 @@
-/** The key store's in-process LRU of decrypted keys, each trusted for `ttlMs` at most. */
+/**
+ * A small in-process LRU whose entries are each trusted for `ttlMs` at most: the key store's
+ * decrypted keys (KeyCache) and the per-guild settings (src/settings/store.ts). Values are copied
+ * in, so a caller changing what it stored cannot change the cache.
+ */
 import type { StoredKey } from './schema.js';
 
-interface CacheEntry {
-  key: StoredKey;
+interface CacheEntry<V> {
+  value: V;
   expiresAt: number;
 }
 
@@ -12,31 +16,32 @@ export const copyKey = (key: StoredKey): StoredKey => ({
   ...(key.unknownScopes ? { unknownScopes: [...key.unknownScopes] } : {}),
 });
 
-export class KeyCache {
-  private readonly entries = new Map<string, CacheEntry>();
+export class TtlCache<V> {
+  private readonly entries = new Map<string, CacheEntry<V>>();
 
   constructor(
     private readonly size: number,
     private readonly ttlMs: number,
+    private readonly copy: (value: V) => V,
   ) {}
 
-  get(guildId: string): StoredKey | undefined {
-    const entry = this.entries.get(guildId);
+  get(id: string): V | undefined {
+    const entry = this.entries.get(id);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
-      this.entries.delete(guildId);
+      this.entries.delete(id);
       return undefined;
     }
-    // Re-insert: Map keeps insertion order, so the first key is the least recently used.
-    this.entries.delete(guildId);
-    this.entries.set(guildId, entry);
-    return entry.key;
+    // Re-insert: Map keeps insertion order, so the first id is the least recently used.
+    this.entries.delete(id);
+    this.entries.set(id, entry);
+    return entry.value;
   }
 
-  put(guildId: string, key: StoredKey): void {
+  put(id: string, value: V): void {
     if (this.size === 0 || this.ttlMs === 0) return;
-    this.entries.delete(guildId);
-    this.entries.set(guildId, { key: copyKey(key), expiresAt: Date.now() + this.ttlMs });
+    this.entries.delete(id);
+    this.entries.set(id, { value: this.copy(value), expiresAt: Date.now() + this.ttlMs });
     while (this.entries.size > this.size) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
@@ -44,11 +49,18 @@ export class KeyCache {
     }
   }
 
-  delete(guildId: string): void {
-    this.entries.delete(guildId);
+  delete(id: string): void {
+    this.entries.delete(id);
   }
 
   clear(): void {
     this.entries.clear();
+  }
+}
+
+/** The key store's cache of decrypted keys, by guild id. */
+export class KeyCache extends TtlCache<StoredKey> {
+  constructor(size: number, ttlMs: number) {
+    super(size, ttlMs, copyKey);
   }
 }

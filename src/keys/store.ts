@@ -4,7 +4,8 @@
  *
  * The bot reads the key on every command, so decrypted keys are kept in a small in-process LRU
  * cache. Writes for one guild are serialized and the cache is only filled by a read that no write
- * overlapped, so a get() never resurrects a value a concurrent set()/delete() replaced. The cache
+ * overlapped, so a get() never resurrects a value a concurrent set()/delete() replaced (the
+ * bookkeeping is guild-writes.ts, shared with the settings store). The cache
  * is per process. On PostgreSQL and Redis every write is announced to the other processes, which
  * drop that guild's entry (and their whole cache when their listener reconnects); entries also
  * expire (cacheTtlMs), which bounds staleness when an announcement is lost or another process
@@ -16,6 +17,7 @@ import { decryptKeyRecord, encryptKeyRecord, recordKid, secretKid } from './cryp
 import type { KeyBackend } from './backend.js';
 import { openBackend } from './backends.js';
 import { KeyCache, copyKey as copy } from './cache.js';
+import { GuildWrites } from './guild-writes.js';
 import { KeyRecordError, KeyStoreError, storageError } from './errors.js';
 import { GuildIdSchema, StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
 import { assertSecret } from './secret.js';
@@ -60,12 +62,9 @@ const LOCAL_CACHE_TTL_MS = 5 * 60_000;
 const SHARED_CACHE_TTL_MS = 30_000;
 
 export class KeyStore {
-  private readonly cache: KeyCache;
-  private readonly writeChains = new Map<string, Promise<void>>();
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Write order, the cache and its invalidation, announcements (guild-writes.ts). */
+  private readonly writes: GuildWrites<StoredKey>;
   private readonly operations = operationObservers();
-  /** Bumped at the start and end of every write; a read that saw it change does not fill the cache. */
-  private epoch = 0;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -77,7 +76,9 @@ export class KeyStore {
     cacheSize: number,
     cacheTtlMs: number,
   ) {
-    this.cache = new KeyCache(cacheSize, cacheTtlMs);
+    this.writes = new GuildWrites(new KeyCache(cacheSize, cacheTtlMs), db, (guildId, error) => {
+      logger.warn({ guildId, storageError: storageError('announce', error).message }, 'key change not announced to other processes');
+    });
   }
 
   static async open(opts: KeyStoreOptions): Promise<KeyStore> {
@@ -104,8 +105,8 @@ export class KeyStore {
     try {
       const audit = await store.audit();
       await db.watch?.({
-        changed: (guildId) => store.forget(guildId),
-        reset: () => store.forget(),
+        changed: (guildId) => store.writes.forget(guildId),
+        reset: () => store.writes.forget(),
       });
       const summary = {
         backend: db.kind,
@@ -136,7 +137,7 @@ export class KeyStore {
   async audit(): Promise<KeyStoreAudit> {
     return observed(this.operations, 'audit', async () => {
       this.assertOpen();
-      const entries = await this.track(this.db.listEntries()).catch((error: unknown) => {
+      const entries = await this.writes.track(this.db.listEntries()).catch((error: unknown) => {
         throw storageError('could not list stored keys', error);
       });
       const currentKid = secretKid(this.secret);
@@ -162,33 +163,33 @@ export class KeyStore {
     return observed(this.operations, 'get', async () => {
       this.assertOpen();
       const id = this.guildId(guildId);
-      const cached = this.cache.get(id);
+      const cached = this.writes.cached(id);
       if (cached) return copy(cached);
-
-      const epoch = this.epoch;
-      let record: unknown;
-      try {
-        record = await this.track(this.db.keyv.get(id));
-      } catch (error) {
-        if (error instanceof SyntaxError) {
-          // The Keyv envelope is not JSON. Its parse error quotes the stored text, so it is dropped.
-          throw this.unreadable(id, new KeyRecordError('malformed', 'stored value is not JSON'));
-        }
-        throw storageError(`could not read the key of guild ${id}`, error, id);
-      }
-      if (record === undefined || record === null) return undefined;
-
-      let key: StoredKey;
-      try {
-        key = decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
-      } catch (error) {
-        if (error instanceof KeyRecordError) throw this.unreadable(id, error);
-        // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
-        throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
-      }
-      if (this.epoch === epoch && !this.writeChains.has(id)) this.cache.put(id, key);
-      return copy(key);
+      const key = await this.writes.load(id, () => this.read(id));
+      return key && copy(key);
     });
+  }
+
+  /** Reads and decrypts the guild's record, undefined when none (get() without the cache). */
+  private async read(id: string): Promise<StoredKey | undefined> {
+    let record: unknown;
+    try {
+      record = await this.db.keyv.get(id);
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        // The Keyv envelope is not JSON. Its parse error quotes the stored text, so it is dropped.
+        throw this.unreadable(id, new KeyRecordError('malformed', 'stored value is not JSON'));
+      }
+      throw storageError(`could not read the key of guild ${id}`, error, id);
+    }
+    if (record === undefined || record === null) return undefined;
+    try {
+      return decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
+    } catch (error) {
+      if (error instanceof KeyRecordError) throw this.unreadable(id, error);
+      // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
+      throw this.unreadable(id, new KeyRecordError('malformed', 'the stored record could not be checked'));
+    }
   }
 
   /** Encrypts and stores the guild's key; resolves only once SQLite committed the write. */
@@ -202,7 +203,7 @@ export class KeyStore {
       }
       const value = parsed.data;
       const record = encryptKeyRecord(value, id, this.secret, { namespace: this.db.namespace });
-      await this.serialized(id, async () => {
+      await this.writes.serialized(id, async () => {
         let ok: boolean;
         try {
           ok = await this.db.keyv.set(id, record);
@@ -210,8 +211,8 @@ export class KeyStore {
           throw storageError(`could not store the key of guild ${id}`, error, id);
         }
         if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
-        this.cache.put(id, value);
-        this.announce(id);
+        this.writes.put(id, value);
+        this.writes.announce(id);
         this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
       });
     });
@@ -222,14 +223,14 @@ export class KeyStore {
     return observed(this.operations, 'delete', async () => {
       this.assertOpen();
       const id = this.guildId(guildId);
-      return this.serialized(id, async () => {
+      return this.writes.serialized(id, async () => {
         let removed: boolean;
         try {
           removed = await this.db.keyv.delete(id);
         } catch (error) {
           throw storageError(`could not delete the key of guild ${id}`, error, id);
         }
-        this.announce(id);
+        this.writes.announce(id);
         if (removed) this.logger.info({ guildId: id }, 'api key deleted');
         return removed;
       });
@@ -240,9 +241,9 @@ export class KeyStore {
   async has(guildId: string): Promise<boolean> {
     this.assertOpen();
     const id = this.guildId(guildId);
-    if (this.cache.get(id)) return true;
+    if (this.writes.cached(id)) return true;
     try {
-      return await this.track(this.db.keyv.has(id));
+      return await this.writes.track(this.db.keyv.has(id));
     } catch (error) {
       throw storageError(`could not read the key of guild ${id}`, error, id);
     }
@@ -252,7 +253,7 @@ export class KeyStore {
   async ping(): Promise<void> {
     return observed(this.operations, 'ping', async () => {
       this.assertOpen();
-      await this.track(this.db.readEntry('0')).catch((error: unknown) => Promise.reject(storageError('the key database does not answer', error)));
+      await this.writes.track(this.db.readEntry('0')).catch((error: unknown) => Promise.reject(storageError('the key database does not answer', error)));
     });
   }
 
@@ -266,38 +267,12 @@ export class KeyStore {
     if (!this.closing) {
       this.closed = true;
       this.closing = (async () => {
-        await Promise.allSettled([...this.inFlight]);
-        this.cache.clear();
+        await this.writes.settle();
         await this.db.close();
         this.logger.debug('key store closed');
       })();
     }
     return this.closing;
-  }
-
-  /**
-   * Drops another process's changed guild from the cache (all guilds when undefined); the epoch
-   * bump keeps a read already in flight from caching what it fetched before the change.
-   */
-  private forget(guildId?: string): void {
-    this.epoch += 1;
-    if (guildId === undefined) this.cache.clear();
-    else this.cache.delete(guildId);
-  }
-
-  /**
-   * Tells the other processes, after the write is stored, without making the caller wait for it:
-   * the guild's own interactions reach this process (its shard's), so nobody is waiting on the
-   * others, and awaiting the extra round trip halved write throughput on PostgreSQL and Redis
-   * (bench scenario 6). close() still waits for it. A lost announcement only delays other
-   * processes by the cache TTL: logged, not thrown.
-   */
-  private announce(guildId: string): void {
-    void this.track(
-      this.db.announce(guildId).catch((error: unknown) => {
-        this.logger.warn({ guildId, storageError: storageError('announce', error).message }, 'key change not announced to other processes');
-      }),
-    );
   }
 
   private assertOpen(): void {
@@ -317,35 +292,5 @@ export class KeyStore {
       reason: error.reason,
       cause: error,
     });
-  }
-
-  /** Runs writes for one guild one after another, in call order (the driver does not order them). */
-  private serialized<T>(guildId: string, op: () => Promise<T>): Promise<T> {
-    const previous = this.writeChains.get(guildId) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      this.epoch += 1;
-      this.cache.delete(guildId);
-      try {
-        return await op();
-      } finally {
-        this.epoch += 1;
-      }
-    });
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.writeChains.set(guildId, tail);
-    void tail.then(() => {
-      if (this.writeChains.get(guildId) === tail) this.writeChains.delete(guildId);
-    });
-    return this.track(run);
-  }
-
-  private track<T>(promise: Promise<T>): Promise<T> {
-    this.inFlight.add(promise);
-    const forget = () => this.inFlight.delete(promise);
-    promise.then(forget, forget);
-    return promise;
   }
 }

@@ -23,6 +23,8 @@ export const GuildSettingsSchema = z.object({
       reason: z.string().min(1).max(100),
       channelId: Snowflake,
       reported: z.boolean().default(false),
+      /** The reference in the failure's log line, so an admin can hand it to the operator. */
+      ref: z.string().regex(/^[A-Z0-9]{1,16}$/).optional(),
     })
     .optional(),
   managerRoleIds: z.array(Snowflake).max(MAX_MANAGER_ROLES).default([]),

@@ -1,0 +1,35 @@
+/**
+ * Over the gateway, a role deleted in Discord leaves the guild's feed-manager roles at once
+ * (GuildRoleDelete, Guilds intent): a deleted role can no longer be picked in `/feedbot managers
+ * remove`, so without this it would hold one of the 25 places for good. HTTP mode gets no gateway
+ * events; there `/feedbot managers list` shows such a role as Discord does (deleted-role).
+ */
+import { Events, type Client, type Role } from 'discord.js';
+import type { Logger } from '../logger.js';
+import type { GuildSettingsStore } from './store.js';
+
+export interface RoleWatch {
+  /** Resolves when every removal under way has been stored (before the store closes; tests). */
+  settled(): Promise<void>;
+}
+
+export function watchDeletedRoles(client: Client, settings: GuildSettingsStore, logger: Logger): RoleWatch {
+  const running = new Set<Promise<void>>();
+  client.on(Events.GuildRoleDelete, (role: Role) => {
+    const done = settings
+      .update(role.guild.id, (current) =>
+        current.managerRoleIds.includes(role.id) ? { ...current, managerRoleIds: current.managerRoleIds.filter((id) => id !== role.id) } : current,
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => logger.warn({ err: error, guildId: role.guild.id, roleId: role.id }, 'could not remove a deleted role from the feed managers'),
+      )
+      .finally(() => running.delete(done));
+    running.add(done);
+  });
+  return {
+    settled: async () => {
+      await Promise.all([...running]);
+    },
+  };
+}
