@@ -3,6 +3,7 @@
  * and guards that throw typed user errors.
  */
 import { PermissionFlagsBits, type Interaction } from 'discord.js';
+import type { Dispatcher } from 'undici';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
 import type { Actor, AuditTrail } from '../audit/events.js';
 import type { ChannelDirectory } from './channel-directory.js';
@@ -27,6 +28,8 @@ export interface BotServices {
   deferAfterMs?: number;
   /** Time a delete confirmation stays valid (default 60 s). */
   confirmTtlMs?: number;
+  /** undici dispatcher for downloading attachments (/feed import); undici's global one when absent (tests: a MockAgent). */
+  downloads?: Dispatcher;
   now?: () => number;
 }
 
@@ -108,9 +111,14 @@ export class HandlerContext {
   }
 }
 
-/** The member's role ids: a cached GuildMember (gateway) or the interaction's raw member (HTTP, uncached guilds). */
+/**
+ * The member's role ids: a cached GuildMember (gateway) or the interaction's raw member (HTTP,
+ * uncached guilds). Without @everyone (id = the guild's), which only the cached member lists: both
+ * transports must allow the same members.
+ */
 function memberRoleIds(interaction: Interaction): readonly string[] {
   const member = interaction.member;
   if (!member) return [];
-  return Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+  const roles = Array.isArray(member.roles) ? member.roles : [...member.roles.cache.keys()];
+  return roles.filter((role) => role !== interaction.guildId);
 }

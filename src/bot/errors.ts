@@ -33,7 +33,8 @@ export class ExpiredComponentError extends UserError {
   }
 }
 
-export type GuardedAction = 'createFeed' | 'deleteFeed' | 'manageKey';
+/** What a refused member tried to do; explain.ts names it with the catalogue's `action.<name>`. */
+export type GuardedAction = 'createFeed' | 'deleteFeed' | 'manageKey' | 'manageSettings';
 
 export class MissingPermissionError extends UserError {
   /** `managerRolesExist`: the guild has feed-manager roles that would also have allowed the action. */

@@ -77,7 +77,9 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     return { message: t('error.unknown', { ref }), outcome: 'discord_error', level: discord.gone ? 'warn' : 'error', ref, discord };
   }
   if (error instanceof MissingPermissionError) {
-    return { message: t('error.missingPermission', { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
+    // When the guild has feed-manager roles, the action could have been allowed by one of them too.
+    const key = error.managerRolesExist ? 'error.missingPermission.orManager' : 'error.missingPermission';
+    return { message: t(key, { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
   }
   if (error instanceof UserError) {
     return { message: t(error.key, error.vars), outcome: 'user_error', level: 'info' };

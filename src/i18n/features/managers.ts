@@ -1,4 +1,68 @@
 /** Catalogue strings of the managers feature, English and Spanish (same keys; the type checks it). */
-export const en = {} as const;
+export const en = {
+  'cmd.feedbot.managers.name': 'managers',
+  'cmd.feedbot.managers.description': 'Roles whose members may create and delete feeds',
+  'cmd.feedbot.managers.add.name': 'add',
+  'cmd.feedbot.managers.add.description': 'Let members with this role create and delete feeds',
+  'cmd.feedbot.managers.remove.name': 'remove',
+  'cmd.feedbot.managers.remove.description': 'Stop letting members with this role create and delete feeds',
+  'cmd.feedbot.managers.list.name': 'list',
+  'cmd.feedbot.managers.list.description': 'Show the feed-manager roles and what they allow',
+  'opt.rol.name': 'role',
+  'opt.rol.add.description': 'The role to make a feed-manager role',
+  'opt.rol.remove.description': 'The feed-manager role to remove',
 
-export const es: Record<keyof typeof en, string> = {};
+  'action.manageSettings': "change feedbot's settings in this server",
+  'error.missingPermission.orManager': 'You need the **Manage Server** permission or one of the feed-manager roles to {action}.',
+
+  'managers.title': 'Feed managers',
+  'managers.none': 'No feed-manager role yet: only members with **Manage Server** can create and delete feeds. Add one with `/feedbot managers add`.',
+  'managers.roles': 'Members with one of these roles can create and delete feeds:',
+  'managers.allows.name': 'What they allow',
+  'managers.allows.value':
+    'Creating and deleting feeds (`/feed create`, `/feed delete`). Not the API key (`/apikey`) nor feedbot\'s settings such as the audit channel (`/feedbot`): those stay with **Manage Server**.',
+  'managers.footer': '{count} of {max} roles',
+  'managers.added.title': 'Feed-manager role added',
+  'managers.added': 'Members with {role} can now create and delete feeds.',
+  'managers.removed.title': 'Feed-manager role removed',
+  'managers.removed': 'Members with {role} can no longer create or delete feeds (unless they have **Manage Server**).',
+  'managers.error.everyone': '@everyone cannot be a feed-manager role: pick a role you give to trusted members.',
+  'managers.error.managed': '{role} is managed by a bot or an integration, so you cannot decide who has it: pick a role you give yourself.',
+  'managers.error.duplicate': '{role} is already a feed-manager role.',
+  'managers.error.tooMany': 'This server already has {max} feed-manager roles, the most allowed. Remove one first with `/feedbot managers remove`.',
+  'managers.error.notManager': '{role} is not a feed-manager role. `/feedbot managers list` shows them.',
+} as const;
+
+export const es: Record<keyof typeof en, string> = {
+  'cmd.feedbot.managers.name': 'gestores',
+  'cmd.feedbot.managers.description': 'Roles cuyos miembros pueden crear y eliminar feeds',
+  'cmd.feedbot.managers.add.name': 'agregar',
+  'cmd.feedbot.managers.add.description': 'Permite a los miembros con este rol crear y eliminar feeds',
+  'cmd.feedbot.managers.remove.name': 'quitar',
+  'cmd.feedbot.managers.remove.description': 'Deja de permitir a los miembros con este rol crear y eliminar feeds',
+  'cmd.feedbot.managers.list.name': 'lista',
+  'cmd.feedbot.managers.list.description': 'Muestra los roles de gestor de feeds y lo que permiten',
+  'opt.rol.name': 'rol',
+  'opt.rol.add.description': 'El rol que será rol de gestor de feeds',
+  'opt.rol.remove.description': 'El rol de gestor de feeds que se quitará',
+
+  'action.manageSettings': 'cambiar la configuración de feedbot en este servidor',
+  'error.missingPermission.orManager': 'Necesitas el permiso **Gestionar servidor** o uno de los roles de gestor de feeds para {action}.',
+
+  'managers.title': 'Gestores de feeds',
+  'managers.none': 'Todavía no hay ningún rol de gestor de feeds: solo los miembros con **Gestionar servidor** pueden crear y eliminar feeds. Agrega uno con `/feedbot gestores agregar`.',
+  'managers.roles': 'Los miembros con uno de estos roles pueden crear y eliminar feeds:',
+  'managers.allows.name': 'Qué permiten',
+  'managers.allows.value':
+    'Crear y eliminar feeds (`/feed crear`, `/feed eliminar`). No la clave de la API (`/clave-api`) ni la configuración de feedbot, como el canal de auditoría (`/feedbot`): eso sigue requiriendo **Gestionar servidor**.',
+  'managers.footer': '{count} de {max} roles',
+  'managers.added.title': 'Rol de gestor de feeds agregado',
+  'managers.added': 'Los miembros con {role} ya pueden crear y eliminar feeds.',
+  'managers.removed.title': 'Rol de gestor de feeds quitado',
+  'managers.removed': 'Los miembros con {role} ya no pueden crear ni eliminar feeds (salvo que tengan **Gestionar servidor**).',
+  'managers.error.everyone': '@everyone no puede ser un rol de gestor de feeds: elige un rol que des a miembros de confianza.',
+  'managers.error.managed': '{role} lo gestiona un bot o una integración, así que no decides quién lo tiene: elige un rol que asignes tú.',
+  'managers.error.duplicate': '{role} ya es un rol de gestor de feeds.',
+  'managers.error.tooMany': 'Este servidor ya tiene {max} roles de gestor de feeds, el máximo permitido. Quita uno antes con `/feedbot gestores quitar`.',
+  'managers.error.notManager': '{role} no es un rol de gestor de feeds. `/feedbot gestores lista` los muestra.',
+};
