@@ -74,7 +74,9 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
     unknownScopes: SCOPES.filter((s) => probe.scopes[s] === null),
     ownership: owner.verdict,
   });
-  if (previous && previous.apiKey !== apiKey) await ctx.services.api.forgetKey(previous.apiKey);
+  const replaced = previous !== undefined && previous.apiKey !== apiKey;
+  if (replaced) await ctx.services.api.forgetKey(previous.apiKey);
+  ctx.services.audit.record(guildId, { kind: 'keySet', actor: ctx.actor(), masked: maskKey(apiKey), replaced }, interaction.locale);
   await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, maskKey(apiKey), probe.scopes, owner.verdict)] });
 }
 
@@ -108,11 +110,12 @@ const status: SlashDeclaration = {
 const remove: SlashDeclaration = {
   ...ADMIN_ONLY,
   ephemeral: true,
-  async run(_interaction, ctx) {
+  async run(interaction, ctx) {
     const guildId = ctx.guildId();
     const stored = await ctx.services.keys.get(guildId).catch(() => undefined);
     const removed = await ctx.services.keys.delete(guildId);
     if (stored) await ctx.services.api.forgetKey(stored.apiKey);
+    if (removed) ctx.services.audit.record(guildId, { kind: 'keyRemoved', actor: ctx.actor(), masked: stored && maskKey(stored.apiKey) }, interaction.locale);
     await ctx.respond.send({ embeds: [noticeEmbed(ctx.t(removed ? 'apikey.removed' : 'apikey.removed.none'))] });
   },
 };

@@ -5,6 +5,8 @@
  * the process down.
  */
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
+import { UnauthorizedError } from '../api/errors.js';
+import { noticeRejectedKey } from '../audit/key-stopped.js';
 import type { CommandModule } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
 import { discordRefusal, explain, type DiscordRefusal, type Explanation, type FailureDetail } from './explain.js';
@@ -64,6 +66,7 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
         now: services.now,
       });
       const context = new HandlerContext(services, interaction, responder);
+      let keyNotice: Promise<void> | undefined;
 
       responder.arm();
       try {
@@ -76,12 +79,15 @@ export function createRouter(commands: readonly CommandModule[], services: BotSe
       } catch (error) {
         const e = explain(error, { t: context.t });
         end.explained(e, error, undefined);
+        // The stored key stopped working (regenerated, revoked): the audit channel hears it once per key.
+        if (error instanceof UnauthorizedError && interaction.guildId) keyNotice = noticeRejectedKey(services, interaction.guildId, interaction.locale);
         if (!canStillAnswer(e, route.interaction)) return;
         await responder.fail({ embeds: [errorEmbed(e.message)] });
         // Only now has the user read the reference (unless a failed deferral left nothing to answer).
         if (route.interaction.deferred || route.interaction.replied) end.ref = e.ref;
       } finally {
         responder.dispose();
+        await keyNotice;
       }
     } catch (error) {
       // Answering Discord itself failed (expired token, network). Log it; never rethrow.

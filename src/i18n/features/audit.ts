@@ -1,4 +1,120 @@
 /** Catalogue strings of the audit feature, English and Spanish (same keys; the type checks it). */
-export const en = {} as const;
+export const en = {
+  // ─── /feedbot audit-channel ───
+  'cmd.feedbot.audit.name': 'audit-channel',
+  'cmd.feedbot.audit.description': 'Where feedbot posts what changed: feeds created or deleted, API key changes',
+  'cmd.feedbot.audit.set.name': 'set',
+  'cmd.feedbot.audit.set.description': 'Post audit messages in this channel (the bot checks it can post there)',
+  'cmd.feedbot.audit.off.name': 'off',
+  'cmd.feedbot.audit.off.description': 'Stop posting audit messages',
+  'cmd.feedbot.audit.status.name': 'status',
+  'cmd.feedbot.audit.status.description': 'Show the audit channel and whether a post there failed',
+  'opt.canal.audit.description': 'Channel where the audit messages are posted',
 
-export const es: Record<keyof typeof en, string> = {};
+  'audit.title': 'Audit channel',
+  'audit.set.done':
+    'From now on, feeds created or deleted, API key changes and a key that stops working are posted in <#{channel}>.',
+  'audit.set.missing':
+    'I cannot post in <#{channel}>: I am missing {missing} there. Give the bot these permissions in that channel (or its category) and run the command again.',
+  'audit.set.checkFailed': "Discord did not tell me the bot's permissions in <#{channel}>, so nothing was changed. Try again in a moment.",
+  'audit.perm.ViewChannel': 'View Channel',
+  'audit.perm.SendMessages': 'Send Messages',
+  'audit.perm.EmbedLinks': 'Embed Links',
+  'audit.perm.separator': ', ',
+  'audit.off.done': 'The audit channel is off: nothing more is posted in <#{channel}>.',
+  'audit.off.none': 'There was no audit channel to turn off.',
+  'audit.status.none': 'No audit channel is set. An admin (Manage Server) can set one with `/feedbot audit-channel set`.',
+  'audit.status.channel': 'Audit messages are posted in <#{channel}>.',
+  'audit.status.failure': 'Last failed post',
+  'audit.status.failure.value': '{when} in <#{channel}>: {reason}\nReference: `{ref}`',
+  'audit.status.failure.valueNoRef': '{when} in <#{channel}>: {reason}',
+  'audit.failure.unknown_channel': 'the channel no longer exists. Choose another one with `/feedbot audit-channel set`.',
+  'audit.failure.noAccess':
+    'the bot can no longer post there. It needs View Channel, Send Messages and Embed Links in that channel; `/feedbot audit-channel set` checks them.',
+  'audit.failure.other': 'Discord did not take the post (`{reason}`).',
+
+  // ─── The posts ───
+  'audit.field.by': 'By',
+  'audit.field.byRole': '<@{user}>, allowed by the feed-manager role <@&{role}>',
+  'audit.field.feed': 'Feed',
+  'audit.field.forwardsTo': 'Forwards to',
+  'audit.field.forwardedTo': 'Forwarded to',
+  'audit.field.kinds': 'Content',
+  'audit.field.key': 'Key',
+  'audit.feed.label': '`#{id}` @{cuenta}',
+  'audit.feedCreated.title': 'Feed #{id} created',
+  'audit.feedDeleted.title': 'Feed #{id} deleted',
+  'audit.keySet.title': 'API key set',
+  'audit.keyReplaced.title': 'API key replaced',
+  'audit.keyReplaced.description': 'The previous key is no longer used.',
+  'audit.keyRemoved.title': 'API key removed',
+  'audit.keyRemoved.description': 'Feed commands do not work until an admin runs `/apikey set`.',
+  'audit.keyStopped.title': 'The API key stopped working',
+  'audit.keyStopped.description':
+    'The feed API refused the key {masked} (401): it was probably regenerated or revoked in the dashboard. Feed commands fail until an admin runs `/apikey set` with the new key.',
+  'audit.channelDeleted.title': 'Channel {channel} was deleted',
+  'audit.channelDeleted.description': '{count} feed(s) forwarded into it and now forward nowhere. Delete each one with the command beside it:',
+  'audit.channelDeleted.none': 'No feed forwarded into it.',
+  'audit.channelDeleted.more': '…and {count} more.',
+  'audit.channelDeleted.all': 'Or delete every feed with a warning at once: {command}',
+} as const;
+
+export const es: Record<keyof typeof en, string> = {
+  'cmd.feedbot.audit.name': 'canal-auditoria',
+  'cmd.feedbot.audit.description': 'Dónde publica feedbot los cambios: feeds creados o eliminados, cambios de la clave',
+  'cmd.feedbot.audit.set.name': 'establecer',
+  'cmd.feedbot.audit.set.description': 'Publica los mensajes de auditoría en este canal (el bot comprueba que puede)',
+  'cmd.feedbot.audit.off.name': 'desactivar',
+  'cmd.feedbot.audit.off.description': 'Deja de publicar mensajes de auditoría',
+  'cmd.feedbot.audit.status.name': 'estado',
+  'cmd.feedbot.audit.status.description': 'Muestra el canal de auditoría y si falló alguna publicación',
+  'opt.canal.audit.description': 'Canal donde se publican los mensajes de auditoría',
+
+  'audit.title': 'Canal de auditoría',
+  'audit.set.done':
+    'A partir de ahora, los feeds creados o eliminados, los cambios de la clave de la API y una clave que deja de funcionar se publican en <#{channel}>.',
+  'audit.set.missing':
+    'No puedo publicar en <#{channel}>: me falta {missing} ahí. Da al bot esos permisos en ese canal (o en su categoría) y vuelve a ejecutar el comando.',
+  'audit.set.checkFailed': 'Discord no me dijo los permisos del bot en <#{channel}>, así que no se cambió nada. Vuelve a intentarlo en un momento.',
+  'audit.perm.ViewChannel': 'Ver canal',
+  'audit.perm.SendMessages': 'Enviar mensajes',
+  'audit.perm.EmbedLinks': 'Insertar enlaces',
+  'audit.perm.separator': ', ',
+  'audit.off.done': 'El canal de auditoría está desactivado: ya no se publica nada en <#{channel}>.',
+  'audit.off.none': 'No había ningún canal de auditoría que desactivar.',
+  'audit.status.none':
+    'No hay canal de auditoría. Un admin (Gestionar servidor) puede elegir uno con `/feedbot canal-auditoria establecer`.',
+  'audit.status.channel': 'Los mensajes de auditoría se publican en <#{channel}>.',
+  'audit.status.failure': 'Última publicación fallida',
+  'audit.status.failure.value': '{when} en <#{channel}>: {reason}\nReferencia: `{ref}`',
+  'audit.status.failure.valueNoRef': '{when} en <#{channel}>: {reason}',
+  'audit.failure.unknown_channel': 'el canal ya no existe. Elige otro con `/feedbot canal-auditoria establecer`.',
+  'audit.failure.noAccess':
+    'el bot ya no puede publicar ahí. Necesita Ver canal, Enviar mensajes e Insertar enlaces en ese canal; `/feedbot canal-auditoria establecer` los comprueba.',
+  'audit.failure.other': 'Discord no aceptó la publicación (`{reason}`).',
+
+  'audit.field.by': 'Por',
+  'audit.field.byRole': '<@{user}>, con permiso gracias al rol de gestor de feeds <@&{role}>',
+  'audit.field.feed': 'Feed',
+  'audit.field.forwardsTo': 'Reenvía a',
+  'audit.field.forwardedTo': 'Reenviaba a',
+  'audit.field.kinds': 'Contenido',
+  'audit.field.key': 'Clave',
+  'audit.feed.label': '`#{id}` @{cuenta}',
+  'audit.feedCreated.title': 'Feed #{id} creado',
+  'audit.feedDeleted.title': 'Feed #{id} eliminado',
+  'audit.keySet.title': 'Clave de la API establecida',
+  'audit.keyReplaced.title': 'Clave de la API sustituida',
+  'audit.keyReplaced.description': 'La clave anterior ya no se usa.',
+  'audit.keyRemoved.title': 'Clave de la API quitada',
+  'audit.keyRemoved.description': 'Los comandos de feeds no funcionan hasta que un admin ejecute `/clave-api establecer`.',
+  'audit.keyStopped.title': 'La clave de la API dejó de funcionar',
+  'audit.keyStopped.description':
+    'La API de feeds rechazó la clave {masked} (401): seguramente se regeneró o se revocó en el panel. Los comandos de feeds fallan hasta que un admin ejecute `/clave-api establecer` con la clave nueva.',
+  'audit.channelDeleted.title': 'Se eliminó el canal {channel}',
+  'audit.channelDeleted.description':
+    '{count} feed(s) reenviaban a él y ya no reenvían a ninguna parte. Elimina cada uno con el comando que tiene al lado:',
+  'audit.channelDeleted.none': 'Ningún feed reenviaba a él.',
+  'audit.channelDeleted.more': '…y {count} más.',
+  'audit.channelDeleted.all': 'O elimina de una vez todos los feeds con algún aviso: {command}',
+};

@@ -1,0 +1,75 @@
+/**
+ * /feedbot audit-channel set <canal> | off | status — where feedbot posts what changed (Manage
+ * Server). `set` first checks that the bot can post embeds there and names what it lacks; a
+ * post that fails later is reported once by `status` (the trail keeps it: src/audit/trail.ts).
+ */
+import { ChannelType, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
+import { missingPostPermissions } from '../../src/audit/post-permissions.js';
+import type { SlashDeclaration } from '../../src/bot/command.js';
+import { UserError } from '../../src/bot/errors.js';
+import { localize } from '../../src/i18n/localize.js';
+import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from '../../src/render/audit-channel.js';
+import type { FeedbotGroup } from './index.js';
+
+const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
+
+/** Settings are for Manage Server only (feed-manager roles do not extend to them), answered privately. */
+const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
+
+function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcommandGroupBuilder {
+  return localize(group, { name: 'cmd.feedbot.audit.name', description: 'cmd.feedbot.audit.description' })
+    .addSubcommand((s) =>
+      localize(s.setName('set'), { name: 'cmd.feedbot.audit.set.name', description: 'cmd.feedbot.audit.set.description' }).addChannelOption((o) =>
+        localize(o.setName('canal'), { name: 'opt.canal.name', description: 'opt.canal.audit.description' })
+          .setRequired(true)
+          .addChannelTypes(...CHANNEL_TYPES),
+      ),
+    )
+    .addSubcommand((s) => localize(s.setName('off'), { name: 'cmd.feedbot.audit.off.name', description: 'cmd.feedbot.audit.off.description' }))
+    .addSubcommand((s) => localize(s.setName('status'), { name: 'cmd.feedbot.audit.status.name', description: 'cmd.feedbot.audit.status.description' }));
+}
+
+const set: SlashDeclaration = {
+  ...ADMIN_ONLY,
+  async run(interaction, ctx) {
+    const guildId = ctx.guildId();
+    const channel = interaction.options.getChannel('canal', true, [...CHANNEL_TYPES]);
+    const missing = await missingPostPermissions(interaction.client, guildId, channel.id).catch((error: unknown) => {
+      // Discord's refusal or an unexpected answer: logged without more than its kind, and nothing changes.
+      ctx.services.logger.warn({ guildId, channelId: channel.id, err: error }, "could not read the bot's permissions in the audit channel");
+      throw new UserError('audit.set.checkFailed', { channel: channel.id });
+    });
+    if (missing.length > 0) throw new UserError('audit.set.missing', { channel: channel.id, missing: permissionList(ctx.t, missing) });
+    // A new channel starts clean: a failure kept for the previous one is moot.
+    await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channel.id }));
+    await ctx.respond.send({ embeds: [auditSetEmbed(ctx.t, channel.id)] });
+  },
+};
+
+const off: SlashDeclaration = {
+  ...ADMIN_ONLY,
+  async run(_interaction, ctx) {
+    const guildId = ctx.guildId();
+    const was = (await ctx.services.settings.get(guildId)).auditChannelId;
+    if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, ...current }) => current);
+    await ctx.respond.send({ embeds: [auditOffEmbed(ctx.t, was)] });
+  },
+};
+
+const status: SlashDeclaration = {
+  ...ADMIN_ONLY,
+  async run(_interaction, ctx) {
+    const guildId = ctx.guildId();
+    const settings = await ctx.services.settings.get(guildId);
+    const failure = settings.auditFailure && !settings.auditFailure.reported ? settings.auditFailure : undefined;
+    await ctx.respond.send({ embeds: [auditStatusEmbed(ctx.t, settings.auditChannelId, failure)] });
+    // Reported once: marked after the answer went out, unless a newer failure replaced it meanwhile.
+    if (failure) {
+      await ctx.services.settings.update(guildId, (current) =>
+        current.auditFailure?.at === failure.at ? { ...current, auditFailure: { ...current.auditFailure, reported: true } } : current,
+      );
+    }
+  },
+};
+
+export const group: FeedbotGroup = { name: 'audit-channel', build, subcommands: { set, off, status } };
