@@ -17,6 +17,8 @@ import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
 import { GuildSettingsStore } from './settings/store.js';
 import { createAuditTrail } from './audit/trail.js';
+import { watchDeletedChannels } from './health/channel-watch.js';
+import { watchDeletedRoles } from './settings/role-watch.js';
 import type { Logger } from './logger.js';
 import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
@@ -116,6 +118,10 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
+  // A deleted channel that feeds forward into: one audit post. HTTP mode has no gateway events (/feed list notices it there).
+  const channelWatch = initialResponses ? undefined : watchDeletedChannels(client, { ...services, logger: logger.child({ component: 'channel-watch' }) });
+  // A deleted role stops being a feed-manager role (it could not be picked to remove it any more).
+  const roleWatch = initialResponses ? undefined : watchDeletedRoles(client, settings, logger.child({ component: 'settings' }));
 
   let stopping: Promise<void> | undefined;
   return {
@@ -137,6 +143,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
         await Promise.race([router.drain(), timeout]);
         for (const command of commands) command.dispose?.();
+        await channelWatch?.settled();
+        await roleWatch?.settled();
         await services.audit.flush();
         await client.destroy();
         await keys.close();

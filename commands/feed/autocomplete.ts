@@ -5,6 +5,7 @@ import type { AutocompleteInteraction } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { AUTOCOMPLETE_BUDGET_MS } from '../../src/bot/router.js';
+import { stateAutocomplete } from '../../src/health/state-autocomplete.js';
 import { feedChoiceName } from '../../src/render/feeds.js';
 import { Limits } from '../../src/render/style.js';
 
@@ -23,6 +24,8 @@ function matches(feed: FeedListItem, query: string, channelName: string | undefi
  * most until the autocomplete budget runs out; the fetch still fills the cache for the next key.
  */
 export async function autocomplete(interaction: AutocompleteInteraction, ctx: HandlerContext): Promise<void> {
+  // /feed list estado: feed states, not feed ids.
+  if (interaction.options.getFocused(true).name === 'estado') return stateAutocomplete(interaction, ctx);
   const started = ctx.now();
   const guildId = interaction.guildId;
   if (!guildId) return interaction.respond([]);

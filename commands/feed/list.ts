@@ -1,19 +1,55 @@
 /**
- * /feed list [canal] [pagina] — the guild's feeds, a page at a time, with Previous/Next for the
- * person who asked.
+ * /feed list [canal] [estado] [problemas] [cuenta] [pagina] — the guild's feeds, each marked with
+ * its health warnings, a page at a time, with Previous/Next for the person who asked.
  */
 import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, optional, snowflake, type Decoded } from '../../src/bot/custom-id.js';
+import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, type Part } from '../../src/bot/custom-id.js';
 import { InvalidOptionError } from '../../src/bot/errors.js';
+import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
+import { healthView } from '../../src/health/feed-health.js';
+import { parseAccountFilter, parseStateFilter } from '../../src/health/list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from '../../src/render/feeds.js';
 import { pagerRows } from '../../src/render/pager.js';
 import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';
 
-export const listPageId = customId('feed:list', { page: int({ min: 1 }), channelId: optional(snowflake), userId: snowflake });
-type ListState = Decoded<typeof listPageId>;
+/** A lowercase filter token (a state, part of an account name): what parseStateFilter and parseAccountFilter return. */
+const token = (max: number): Part<string> => ({
+  write: (text) => text,
+  read: (text) => (text !== '-' && text.length <= max && /^[a-z0-9_.-]+$/.test(text) ? { value: text } : undefined),
+});
+const flag: Part<boolean> = { write: (on) => (on ? '1' : '0'), read: (text) => (text === '1' ? { value: true } : text === '0' ? { value: false } : undefined) };
+
+/** Snowflakes in base 36 (≤ 13 characters instead of 20), so the filters fit Discord's 100. */
+const snowflake36: Part<string> = {
+  write: (id) => BigInt(id).toString(36),
+  read(text) {
+    if (!/^[1-9a-z][0-9a-z]{0,12}$/.test(text)) return undefined;
+    const id = [...text].reduce((n, c) => n * 36n + BigInt(parseInt(c, 36)), 0n).toString();
+    return snowflake.read(id);
+  },
+};
+
+/** The ids buttons carried before the filters: still written when only canal is used, and read. */
+const pageOnlyId = customId('feed:list', { page: int({ min: 1 }), channelId: optional(snowflake), userId: snowflake });
+const filteredPageId = customId('feed:list', {
+  page: int({ min: 1 }),
+  channelId: optional(snowflake36),
+  userId: snowflake36,
+  problemas: flag,
+  estado: optional(token(20)),
+  cuenta: optional(token(30)),
+});
+type ListState = Decoded<typeof pageOnlyId> & { problemas?: boolean | undefined; estado?: string | undefined; cuenta?: string | undefined };
+
+export const listPageId: CustomIdCodec<ListState> = {
+  prefix: filteredPageId.prefix,
+  encode: ({ problemas = false, estado, cuenta, ...page }) =>
+    problemas || estado !== undefined || cuenta !== undefined ? filteredPageId.encode({ ...page, problemas, estado, cuenta }) : pageOnlyId.encode(page),
+  decode: (id) => pageOnlyId.decode(id) ?? filteredPageId.decode(id),
+};
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('list'), { name: 'cmd.feed.list.name', description: 'cmd.feed.list.description' })
@@ -23,13 +59,24 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
         ChannelType.GuildAnnouncement,
       ),
     )
+    .addStringOption((o) =>
+      localize(o.setName('estado'), { name: 'opt.estado.name', description: 'opt.estado.list.description' }).setAutocomplete(true).setMaxLength(40),
+    )
+    .addBooleanOption((o) => localize(o.setName('problemas'), { name: 'opt.problemas.name', description: 'opt.problemas.list.description' }))
+    .addStringOption((o) => localize(o.setName('cuenta'), { name: 'opt.cuenta.name', description: 'opt.cuenta.list.description' }).setMaxLength(200))
     .addIntegerOption((o) => localize(boundedOption(o, LIST_PAGE), { name: 'opt.pagina.name', description: 'opt.pagina.description' }));
 }
 
-/** `fresh` skips the feed cache: a typed command shows the truth, page turns may reuse it. */
+/**
+ * `fresh` skips the feed cache: a typed command shows the truth, page turns may reuse it. A feed
+ * whose channel is gone has that channel reported to the audit channel, once (deleted-channels.ts).
+ */
 async function listPage(ctx: HandlerContext, state: ListState, fresh: boolean, channelName: string | undefined) {
   const result = await ctx.call((api, auth) => api.listFeeds(auth, { fresh }));
-  const view = feedListView(ctx.t, result, { page: state.page, channelId: state.channelId, channelName });
+  const health = await healthView(ctx, result.feeds);
+  await reportNoticedDeletions(ctx.services, ctx.guildId(), result.feeds, health, ctx.interaction.locale);
+  const { estado, cuenta, problemas } = state;
+  const view = feedListView(ctx.t, result, { page: state.page, channelId: state.channelId, channelName, filters: { estado, cuenta, problemas }, health });
   if (state.page > view.pages) throw new InvalidOptionError('list.pageOutOfRange', { page: state.page, pages: view.pages });
   return {
     embeds: [view.embed],
@@ -43,7 +90,16 @@ export const subcommand: SlashDeclaration = {
   ephemeral: false,
   async run(interaction, ctx) {
     const channel = interaction.options.getChannel('canal');
-    const state: ListState = { page: integerOption(interaction, ctx.t, LIST_PAGE) ?? 1, channelId: channel?.id, userId: interaction.user.id };
+    const estado = interaction.options.getString('estado');
+    const cuenta = interaction.options.getString('cuenta');
+    const state: ListState = {
+      page: integerOption(interaction, ctx.t, LIST_PAGE) ?? 1,
+      channelId: channel?.id,
+      userId: interaction.user.id,
+      problemas: interaction.options.getBoolean('problemas') ?? false,
+      estado: estado === null ? undefined : parseStateFilter(estado),
+      cuenta: cuenta === null ? undefined : parseAccountFilter(cuenta),
+    };
     await ctx.respond.send(await listPage(ctx, state, true, channel?.name ?? undefined));
   },
 };

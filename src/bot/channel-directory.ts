@@ -1,9 +1,10 @@
 /**
- * A guild's channel names, for choices and titles ("→ #media"). Over the gateway the Guilds intent
- * keeps every channel in discord.js's cache and nothing is fetched. In HTTP-interactions mode
- * there is no such cache: the names come from Discord's REST API (GET /guilds/{id}/channels, one
- * request per guild and TTL, within Discord's per-route limits), and a caller that cannot wait
- * gets what is known, or nothing, and shows the channel as a mention or an id instead.
+ * A guild's channels: their names, for choices and titles ("→ #media"), and which exist, for feed
+ * health. Over the gateway the Guilds intent keeps every channel in discord.js's cache and nothing
+ * is fetched. In HTTP-interactions mode there is no such cache: the list comes from Discord's REST
+ * API (GET /guilds/{id}/channels, one request per guild at a time, within Discord's per-route
+ * limits), and a caller that cannot wait gets what is known, or nothing, and shows the channel as
+ * a mention or an id instead.
  */
 import { Routes, type Client } from 'discord.js';
 import { z } from 'zod';
@@ -15,14 +16,35 @@ export type ChannelNames = ReadonlyMap<string, string>;
 export interface ChannelDirectoryOptions {
   /** How long fetched names are used before being fetched again. Default 5 minutes. */
   ttlMs?: number;
+  /**
+   * How old a fetched list may be to say a channel does not exist. Shorter than `ttlMs`: a stale
+   * name only looks old, a stale list wrongly marks a new channel as deleted. Default 1 minute.
+   */
+  existenceTtlMs?: number;
+  /**
+   * A fetched list older than this is fetched again before it may say that a channel a caller
+   * expects is missing (a channel created since would otherwise look deleted). Default 5 s.
+   */
+  confirmMissingMs?: number;
+  /** After a failed fetch, no new one for this long (Discord's limits; the caller goes on without). Default 15 s. */
+  retryAfterFailureMs?: number;
   maxGuilds?: number;
   now?: () => number;
 }
 
+interface Fetched {
+  names: ChannelNames;
+  fetchedAt: number;
+}
+
 export class ChannelDirectory {
-  private readonly fetched = new Map<string, { names: ChannelNames; expiresAt: number }>();
-  private readonly inFlight = new Map<string, Promise<ChannelNames | undefined>>();
+  private readonly fetched = new Map<string, Fetched>();
+  private readonly inFlight = new Map<string, Promise<Fetched | undefined>>();
+  private readonly failedAt = new Map<string, number>();
   private readonly ttlMs: number;
+  private readonly existenceTtlMs: number;
+  private readonly confirmMissingMs: number;
+  private readonly retryAfterFailureMs: number;
   private readonly maxGuilds: number;
   private readonly now: () => number;
 
@@ -31,43 +53,86 @@ export class ChannelDirectory {
     opts: ChannelDirectoryOptions = {},
   ) {
     this.ttlMs = opts.ttlMs ?? 5 * 60_000;
+    this.existenceTtlMs = opts.existenceTtlMs ?? 60_000;
+    this.confirmMissingMs = opts.confirmMissingMs ?? 5_000;
+    this.retryAfterFailureMs = opts.retryAfterFailureMs ?? 15_000;
     this.maxGuilds = opts.maxGuilds ?? 1_000;
     this.now = opts.now ?? Date.now;
   }
 
   /** id → name of the guild's channels, or undefined when unknown within `waitMs`. */
   async names(guildId: string, waitMs: number): Promise<ChannelNames | undefined> {
-    const cached = this.client.guilds.cache.get(guildId)?.channels.cache;
+    const cached = this.gatewayChannels(guildId);
     if (cached) return new Map(cached.map((c) => [c.id, c.name]));
     const known = this.fetched.get(guildId);
-    if (known && known.expiresAt > this.now()) return known.names;
+    if (known && this.now() - known.fetchedAt < this.ttlMs) return known.names;
+    return ((await this.fetchWithin(guildId, waitMs)) ?? known)?.names;
+  }
+
+  /**
+   * The ids of the guild's channels, or undefined when the list is unknown (HTTP mode, and the
+   * REST lookup failed or took longer than `waitMs`): then nobody can say a channel is missing.
+   * `expected`: channels the caller is about to look for (feeds' destinations); one missing from a
+   * fetched list is confirmed by a list at most `confirmMissingMs` old.
+   */
+  async channelIds(guildId: string, waitMs: number, expected: Iterable<string> = []): Promise<ReadonlySet<string> | undefined> {
+    const cached = this.gatewayChannels(guildId);
+    if (cached) return new Set(cached.keys());
+    const known = this.fetched.get(guildId);
+    if (known) {
+      const lacksExpected = [...expected].some((id) => !known.names.has(id));
+      const age = this.now() - known.fetchedAt;
+      if (age < (lacksExpected ? Math.min(this.confirmMissingMs, this.existenceTtlMs) : this.existenceTtlMs)) return new Set(known.names.keys());
+    }
+    const fresh = await this.fetchWithin(guildId, waitMs);
+    return fresh ? new Set(fresh.names.keys()) : undefined;
+  }
+
+  /**
+   * The Guilds intent's cache, once the guild is available: at start-up, until its GUILD_CREATE
+   * arrives, a guild is known by id only and its empty channel cache would mean nothing.
+   */
+  private gatewayChannels(guildId: string) {
+    const guild = this.client.guilds.cache.get(guildId);
+    return guild?.available ? guild.channels.cache : undefined;
+  }
+
+  private async fetchWithin(guildId: string, waitMs: number): Promise<Fetched | undefined> {
+    const failedAt = this.failedAt.get(guildId);
+    if (failedAt !== undefined && this.now() - failedAt < this.retryAfterFailureMs) return undefined;
     const fetching = this.inFlight.get(guildId) ?? this.fetch(guildId);
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), Math.max(0, waitMs));
     });
     try {
-      return (await Promise.race([fetching, gaveUp])) ?? known?.names;
+      return await Promise.race([fetching, gaveUp]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private fetch(guildId: string): Promise<ChannelNames | undefined> {
+  private fetch(guildId: string): Promise<Fetched | undefined> {
     const request = this.client.rest
       .get(Routes.guildChannels(guildId))
       .then((body) => {
         const names: ChannelNames = new Map(ChannelsSchema.parse(body).flatMap((c) => (c.name ? [[c.id, c.name] as const] : [])));
+        const entry = { names, fetchedAt: this.now() };
+        this.failedAt.delete(guildId);
         this.fetched.delete(guildId);
-        this.fetched.set(guildId, { names, expiresAt: this.now() + this.ttlMs });
+        this.fetched.set(guildId, entry);
         for (const oldest of this.fetched.keys()) {
           if (this.fetched.size <= this.maxGuilds) break;
           this.fetched.delete(oldest);
         }
-        return names;
+        return entry;
       })
-      // A failed lookup only costs names: the caller shows ids.
-      .catch(() => undefined)
+      // A failed lookup only costs names and health marks: the caller shows ids, without marks.
+      .catch(() => {
+        this.failedAt.set(guildId, this.now());
+        if (this.failedAt.size > this.maxGuilds) this.failedAt.delete(this.failedAt.keys().next().value!);
+        return undefined;
+      })
       .finally(() => this.inFlight.delete(guildId));
     this.inFlight.set(guildId, request);
     return request;

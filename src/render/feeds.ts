@@ -6,6 +6,8 @@
 import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
+import { warningText, type HealthView } from '../health/feed-health.js';
+import { filterFeeds, type FeedFilters, type FilteredFeeds } from '../health/list-filter.js';
 import { kindsLabel, stateLabel } from './labels.js';
 import { Colors, Limits } from './style.js';
 import { plain, truncate, unixSeconds } from './text.js';
@@ -25,19 +27,18 @@ function channelMention(id: string): string {
   return /^\d{1,20}$/.test(id) ? `<#${id}>` : `\`${truncate(plain(id), 40)}\``;
 }
 
-export function feedField(t: Translator, feed: FeedListItem): APIEmbedField {
+/** One feed; `warnings` (icon + words, see health/feed-health.ts) is its last line when it has any. */
+export function feedField(t: Translator, feed: FeedListItem, warnings?: string): APIEmbedField {
+  const value = t('list.field.value', {
+    channel: channelMention(feed.canal),
+    estado: stateLabel(t, feed.estado),
+    tipos: kindsLabel(t, feed.tipos),
+    filtros: t('list.filters', { count: feed.filtros }),
+    ultimoPost: timestampOrNever(t, feed.ultimoPost),
+  });
   return {
     name: truncate(t('list.field.name', { id: feed.id, cuenta: escapeMarkdown(plain(feed.cuenta)) }), Limits.fieldName),
-    value: truncate(
-      t('list.field.value', {
-        channel: channelMention(feed.canal),
-        estado: stateLabel(t, feed.estado),
-        tipos: kindsLabel(t, feed.tipos),
-        filtros: t('list.filters', { count: feed.filtros }),
-        ultimoPost: timestampOrNever(t, feed.ultimoPost),
-      }),
-      Limits.fieldValue,
-    ),
+    value: truncate(warnings ? `${value}\n${warnings}` : value, Limits.fieldValue),
   };
 }
 
@@ -55,17 +56,26 @@ export interface FeedListView {
   pages: number;
 }
 
+export interface FeedListOptions {
+  page: number;
+  /** The channel filter; `channelName` labels it in the title. */
+  channelId?: string | undefined;
+  channelName?: string | undefined;
+  /** The other filters (`filters.channelId` is ignored: `channelId` is the channel filter). */
+  filters?: Omit<FeedFilters, 'channelId'>;
+  /** What the warnings are judged against; without it, no feed is marked. */
+  health?: HealthView | undefined;
+}
+
 /**
- * The embed for one page of `/feed list`. `page` is 1-based and clamped; `channelName` labels a
- * channel filter when one was given.
+ * The embed for one page of `/feed list`. `page` is 1-based and clamped; each feed is marked with
+ * its warnings, and an empty page says which filter matched nothing.
  */
-export function feedListView(
-  t: Translator,
-  list: FeedListResponse,
-  opts: { page: number; channelId?: string | undefined; channelName?: string | undefined },
-): FeedListView {
-  const feeds = opts.channelId ? list.feeds.filter((f) => f.canal === opts.channelId) : list.feeds;
-  const pages = paginateFeeds(feeds.map((f) => feedField(t, f)));
+export function feedListView(t: Translator, list: FeedListResponse, opts: FeedListOptions): FeedListView {
+  const filters: FeedFilters = { ...opts.filters, channelId: opts.channelId };
+  const filtered = filterFeeds(list.feeds, filters, opts.health);
+  const staleAfterDays = opts.health?.staleAfterDays;
+  const pages = paginateFeeds(filtered.rows.map((r) => feedField(t, r.feed, warningText(t, r.warnings, staleAfterDays))));
   const pageCount = Math.max(1, pages.length);
   const page = Math.min(Math.max(1, opts.page), pageCount);
   const title = opts.channelId
@@ -82,9 +92,42 @@ export function feedListView(
     },
   };
   const fields = pages[page - 1];
-  if (fields && fields.length > 0) embed.fields = fields;
-  else embed.description = opts.channelId ? t('list.empty.channel', { channel: opts.channelId }) : t('list.empty');
+  if (fields && fields.length > 0) {
+    embed.fields = fields;
+    const summary = filterSummary(t, filters, filtered.rows.length);
+    if (summary) embed.description = summary;
+  } else embed.description = emptyExplanation(t, filters, filtered);
   return { embed, page, pages: pageCount };
+}
+
+/** The filters besides the channel (which the title names), with how many feeds match them. */
+function filterSummary(t: Translator, filters: FeedFilters, count: number): string | undefined {
+  const parts = [
+    filters.cuenta !== undefined ? t('health.list.filter.cuenta', { cuenta: plain(filters.cuenta) }) : undefined,
+    filters.estado !== undefined ? t('health.list.filter.estado', { estado: stateLabel(t, filters.estado) }) : undefined,
+    filters.problemas ? t('health.list.filter.problemas') : undefined,
+  ].filter((part) => part !== undefined);
+  return parts.length ? truncate(t('health.list.filtered', { count, filters: parts.join(' · ') }), Limits.description) : undefined;
+}
+
+/** Why the page is empty: no feed at all, or the first filter that left none. */
+function emptyExplanation(t: Translator, filters: FeedFilters, filtered: FilteredFeeds): string {
+  const why = (() => {
+    switch (filtered.emptiedBy) {
+      case undefined:
+        return t('list.empty');
+      case 'canal':
+        return t('list.empty.channel', { channel: filters.channelId ?? '' });
+      case 'cuenta':
+        return t('health.list.empty.cuenta', { cuenta: plain(filters.cuenta ?? '') });
+      case 'estado':
+        return t('health.list.empty.estado', { estado: stateLabel(t, filters.estado ?? '') });
+      case 'problemas':
+        return t('health.list.empty.problemas');
+    }
+  })();
+  const others = filtered.matchWithout > 0 ? ` ${t('health.list.empty.others', { count: filtered.matchWithout })}` : '';
+  return truncate(`${why}${others}`, Limits.description);
 }
 
 export function createdFeedEmbed(t: Translator, feed: CreateFeedResponse, kinds: readonly string[]): APIEmbed {

@@ -4,6 +4,9 @@ import { CHANNEL_ID, MEMBER_ID, MEMBER_PERMS, buttonPress, chatInput } from '../
 import { TEST_KEY, botTest, rl, sampleFeeds } from '../helpers/bot.js';
 
 describe('/feed list', () => {
+  // A day after the sample's latest post: whether feed #1 is stale does not depend on the day the suite runs.
+  botTest.override({ harness: { now: () => Date.parse('2026-11-21T18:30:00.000Z') } });
+
   botTest('answers with one embed listing every feed, in one callback', async ({ bot: h }) => {
     h.api
       .intercept({ path: '/v1/feeds', method: 'GET', headers: { authorization: `Bearer ${TEST_KEY}` } })
@@ -25,7 +28,8 @@ describe('/feed list', () => {
                 name: '#1 · @nasa',
                 value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filter(s)\nLatest post: <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
               },
-              { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filter(s)\nLatest post: none yet' },
+              // The paused feed is marked (health warnings, issue 13).
+              { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filter(s)\nLatest post: none yet\n⏸️ Not active' },
             ],
           },
         ],

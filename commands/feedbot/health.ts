@@ -1,0 +1,52 @@
+/**
+ * /feedbot health threshold [dias] — after how many days without a post `/feed list` marks a feed
+ * (per server; default 7). Without `dias` it shows the current value. Manage Server, like the
+ * rest of /feedbot.
+ */
+import type { APIEmbed } from 'discord.js';
+import type { Preconditions, SlashDeclaration } from '../../src/bot/command.js';
+import { localize } from '../../src/i18n/localize.js';
+import type { Translator } from '../../src/i18n/index.js';
+import { Colors } from '../../src/render/style.js';
+import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
+import { boundedOption, integerOption, type IntegerOptionSpec } from '../feed/integer-options.js';
+import type { FeedbotGroup } from './index.js';
+
+const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
+
+export const STALE_DAYS: IntegerOptionSpec = { name: 'dias', label: 'opt.dias.name', min: 1, max: MAX_STALE_AFTER_DAYS };
+
+function thresholdEmbed(t: Translator, description: string, color: number): APIEmbed {
+  return { title: t('health.threshold.title'), color, description };
+}
+
+const threshold: SlashDeclaration = {
+  ...SETTINGS_ONLY,
+  ephemeral: true,
+  async run(interaction, ctx) {
+    const guildId = ctx.guildId();
+    const days = integerOption(interaction, ctx.t, STALE_DAYS);
+    if (days === null) {
+      const stored = (await ctx.services.settings.get(guildId)).staleAfterDays;
+      const description =
+        stored === undefined
+          ? ctx.t('health.threshold.currentDefault', { days: DEFAULT_STALE_AFTER_DAYS })
+          : ctx.t('health.threshold.current', { days: stored });
+      await ctx.respond.send({ embeds: [thresholdEmbed(ctx.t, description, Colors.brand)] });
+      return;
+    }
+    await ctx.services.settings.update(guildId, (current) => ({ ...current, staleAfterDays: days }));
+    await ctx.respond.send({ embeds: [thresholdEmbed(ctx.t, ctx.t('health.threshold.set', { days }), Colors.success)] });
+  },
+};
+
+export const group: FeedbotGroup = {
+  name: 'health',
+  build: (g) =>
+    localize(g, { name: 'cmd.feedbot.health.name', description: 'cmd.feedbot.health.description' }).addSubcommand((s) =>
+      localize(s.setName('threshold'), { name: 'cmd.feedbot.health.threshold.name', description: 'cmd.feedbot.health.threshold.description' }).addIntegerOption(
+        (o) => localize(boundedOption(o, STALE_DAYS), { name: 'opt.dias.name', description: 'opt.dias.description' }),
+      ),
+    ),
+  subcommands: { threshold },
+};

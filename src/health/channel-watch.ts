@@ -1,0 +1,54 @@
+/**
+ * Over the gateway, a channel deleted in Discord is known at once (ChannelDelete, Guilds intent):
+ * when feeds of a guild with a key still forward into it, the audit channel gets one post listing
+ * them (deleted-channels.ts). The feed list comes through the API client, from its cache when it
+ * is fresh and within the request budget otherwise; any failure is logged, never thrown: the
+ * channel is then reported by `/feed list` when it notices the feeds.
+ */
+import { ChannelType, Events, type Client, type DMChannel, type NonThreadGuildBasedChannel } from 'discord.js';
+import type { FeedApiClient } from '../api/client.js';
+import type { KeyStore } from '../keys/store.js';
+import { reportDeletedChannel, type DeletedChannelDeps } from './deleted-channels.js';
+
+export interface ChannelWatchDeps extends DeletedChannelDeps {
+  api: FeedApiClient;
+  keys: KeyStore;
+}
+
+/** Reports feeds left pointing at a deleted channel; resolves when done (tests wait for it). */
+export async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | NonThreadGuildBasedChannel): Promise<void> {
+  // No feed forwards into a DM or a category: nothing to look up, no request spent.
+  if (channel.isDMBased() || channel.type === ChannelType.GuildCategory) return;
+  const guildId = channel.guildId;
+  try {
+    const stored = await deps.keys.get(guildId);
+    if (!stored) return;
+    const list = await deps.api.listFeeds({ apiKey: stored.apiKey, guildId });
+    const feeds = list.feeds.filter((feed) => feed.canal === channel.id);
+    await reportDeletedChannel(deps, guildId, { id: channel.id, name: channel.name }, feeds);
+  } catch (error) {
+    deps.logger.warn({ err: error, guildId, channelId: channel.id }, 'could not check the feeds of a deleted channel');
+  }
+}
+
+export interface ChannelWatch {
+  /** Resolves when every report under way has finished (before the stores close; tests). */
+  settled(): Promise<void>;
+  stop(): void;
+}
+
+/** Subscribes to ChannelDelete. Gateway transport only: HTTP mode gets no gateway events. */
+export function watchDeletedChannels(client: Client, deps: ChannelWatchDeps): ChannelWatch {
+  const running = new Set<Promise<void>>();
+  const listener = (channel: DMChannel | NonThreadGuildBasedChannel) => {
+    const done = onChannelDeleted(deps, channel).finally(() => running.delete(done));
+    running.add(done);
+  };
+  client.on(Events.ChannelDelete, listener);
+  return {
+    settled: async () => {
+      await Promise.all([...running]);
+    },
+    stop: () => client.off(Events.ChannelDelete, listener),
+  };
+}
