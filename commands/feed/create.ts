@@ -38,6 +38,12 @@ export const subcommand: SlashDeclaration = {
     const channel = interaction.options.getChannel('canal', true, [...CHANNEL_TYPES]);
     const tipos = parseKinds(interaction.options.getString('tipos', true));
     const created = await ctx.call((api, auth) => api.createFeed(auth, { cuenta, canalId: channel.id, tipos, filtros: [] }));
+    // Recorded before answering: the feed exists whether or not Discord takes the answer.
+    ctx.services.audit.record(
+      ctx.guildId(),
+      { kind: 'feedCreated', actor: ctx.actor(), feed: { id: created.id, cuenta: created.cuenta, canalId: created.canalId, tipos } },
+      interaction.locale,
+    );
     await ctx.respond.send({ embeds: [createdFeedEmbed(ctx.t, created, tipos)] });
   },
 };

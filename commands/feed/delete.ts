@@ -1,17 +1,24 @@
 /**
- * /feed delete <id> — asks first: a private confirmation with Delete/Cancel that expires. Manage
- * Server or a feed-manager role is required to ask, and checked again when Delete is pressed (it
- * may have been revoked).
+ * /feed delete <id> | canal:#channel | problemas:true — asks first: a private confirmation with
+ * Delete/Cancel that expires. One feed here; every feed of a channel, or every feed with a health
+ * warning, in bulk-delete.ts. Manage Server or a feed-manager role is required to ask, and checked
+ * again when Delete is pressed (it may have been revoked).
  */
-import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
+import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
+import type { FeedSummary } from '../../src/audit/events.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
+import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, oneOf, optional, snowflake, withFormerFormat, type Decoded } from '../../src/bot/custom-id.js';
-import { UserError } from '../../src/bot/errors.js';
+import { InvalidOptionError, UserError } from '../../src/bot/errors.js';
+import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
+import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
+import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
+import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
 import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
 
-const DEFAULT_CONFIRM_TTL_MS = 60_000;
+const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
 
 const confirmationParts = {
   answer: oneOf(['yes', 'no']),
@@ -23,8 +30,8 @@ const confirmationParts = {
 
 /**
  * `asked`: the id of the /feed delete interaction that asked, unique to each confirmation; it
- * keys the confirmation's expiry timer. Buttons posted before it was added read without one
- * (their timers died with the process that posted them).
+ * keys the confirmation's expiry timer and what it is about. Buttons posted before it was added
+ * read without one (their timers died with the process that posted them).
  */
 export const deleteConfirmId = withFormerFormat(
   customId('feed:delete', { ...confirmationParts, asked: optional(snowflake) }),
@@ -34,51 +41,65 @@ export const deleteConfirmId = withFormerFormat(
 type Confirmation = Omit<Decoded<typeof deleteConfirmId>, 'answer'>;
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
-  return localize(s.setName('delete'), { name: 'cmd.feed.delete.name', description: 'cmd.feed.delete.description' }).addIntegerOption((o) =>
-    localize(boundedOption(o, FEED_ID), { name: 'opt.id.name', description: 'opt.id.delete.description' }).setRequired(true).setAutocomplete(true),
-  );
+  return localize(s.setName('delete'), { name: 'cmd.feed.delete.name', description: 'cmd.feed.delete.description' })
+    .addIntegerOption((o) =>
+      localize(boundedOption(o, FEED_ID), { name: 'opt.id.name', description: 'opt.id.delete.description' }).setAutocomplete(true),
+    )
+    .addChannelOption((o) =>
+      localize(o.setName('canal'), { name: 'opt.canal.name', description: 'opt.canal.delete.description' }).addChannelTypes(...CHANNEL_TYPES),
+    )
+    .addBooleanOption((o) => localize(o.setName('problemas'), { name: 'opt.problemas.name', description: 'opt.problemas.delete.description' }));
 }
 
-/**
- * Timers that take an open confirmation's buttons away when it expires (components never do),
- * by the id of the interaction that asked. A timer is released when it fires or when one of its
- * buttons is pressed; either way nothing keeps the asking interaction alive after.
- */
-class ExpiryTimers {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+type DeleteTarget = { kind: 'one'; id: number } | BulkTarget;
 
-  start(key: string, ms: number, onExpiry: () => void): void {
-    this.cancel(key);
-    const timer = setTimeout(() => {
-      this.timers.delete(key);
-      onExpiry();
-    }, ms);
-    timer.unref?.();
-    this.timers.set(key, timer);
-  }
-
-  cancel(key: string | undefined): void {
-    if (key === undefined) return;
-    clearTimeout(this.timers.get(key));
-    this.timers.delete(key);
-  }
-
-  /** On shutdown: confirmations left open just expire by their custom_id. */
-  dispose(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
-  }
+/** Exactly one of `id`, `canal` and `problemas` (true) says what to delete. */
+function deleteTarget(interaction: ChatInputCommandInteraction, t: Translator): DeleteTarget {
+  const given: DeleteTarget[] = [];
+  if (interaction.options.getInteger(FEED_ID.name) !== null) given.push({ kind: 'one', id: feedIdOption(interaction) });
+  const channel = interaction.options.getChannel('canal', false, [...CHANNEL_TYPES]);
+  if (channel) given.push({ kind: 'channel', channelId: channel.id });
+  if (interaction.options.getBoolean('problemas') === true) given.push({ kind: 'problems' });
+  if (given.length === 1) return given[0]!;
+  throw new InvalidOptionError('bulkDelete.oneTarget', { id: t('opt.id.name'), canal: t('opt.canal.name'), problemas: t('opt.problemas.name') });
 }
 
 export interface DeleteFeature {
   subcommand: SlashDeclaration;
   confirmButton: ComponentRoute<ButtonInteraction>;
+  bulkConfirmButton: ComponentRoute<ButtonInteraction>;
   dispose(): void;
 }
 
-/** One per running bot: the expiry timers belong to it. */
+/** One per running bot: the open confirmations (and running bulk deletes) belong to it. */
 export function createDeleteFeature(): DeleteFeature {
-  const timers = new ExpiryTimers();
+  /** The feed each open confirmation is about, for the audit post after Delete. */
+  const pending = new PendingConfirmations<FeedSummary>();
+  const bulk = createBulkDelete();
+
+  async function askOne(interaction: ChatInputCommandInteraction, ctx: HandlerContext, id: number): Promise<void> {
+    // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
+    const [feeds, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx)]);
+    const feed = feeds.feeds.find((f) => f.id === id);
+    if (!feed) throw new UserError('error.notFound', { id });
+
+    const { ttl, expires } = confirmationExpiry(ctx);
+    const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
+    const t = ctx.t;
+    pending.start(interaction.id, feedSummary(feed), ttl, expireConfirmation(interaction, ctx));
+    await ctx.respond.send(
+      deleteConfirmation(
+        t,
+        feed,
+        expires,
+        {
+          confirm: deleteConfirmId.encode({ answer: 'yes', ...confirmation }),
+          cancel: deleteConfirmId.encode({ answer: 'no', ...confirmation }),
+        },
+        { marks: warningText(t, feedWarnings(feed, view), view.staleAfterDays), viaRoleId: ctx.actor().viaRoleId },
+      ),
+    );
+  }
 
   const subcommand: SlashDeclaration = {
     guildOnly: true,
@@ -86,27 +107,9 @@ export function createDeleteFeature(): DeleteFeature {
     // The confirmation is private to the admin.
     ephemeral: true,
     async run(interaction, ctx) {
-      const id = feedIdOption(interaction);
-      // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
-      const feeds = await ctx.call((api, auth) => api.listFeeds(auth));
-      const feed = feeds.feeds.find((f) => f.id === id);
-      if (!feed) throw new UserError('error.notFound', { id });
-
-      const ttl = ctx.services.confirmTtlMs ?? DEFAULT_CONFIRM_TTL_MS;
-      const expires = new Date(ctx.now() + ttl);
-      const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
-      const t = ctx.t;
-      await ctx.respond.send(
-        deleteConfirmation(t, feed, expires, {
-          confirm: deleteConfirmId.encode({ answer: 'yes', ...confirmation }),
-          cancel: deleteConfirmId.encode({ answer: 'no', ...confirmation }),
-        }),
-      );
-      timers.start(interaction.id, ttl, () => {
-        void interaction
-          .editReply({ embeds: [confirmationExpiredEmbed(t)], components: [] })
-          .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire a delete confirmation'));
-      });
+      const target = deleteTarget(interaction, ctx.t);
+      if (target.kind === 'one') await askOne(interaction, ctx, target.id);
+      else await bulk.ask(interaction, ctx, target);
     },
   };
 
@@ -116,11 +119,11 @@ export function createDeleteFeature(): DeleteFeature {
     invokerOnly: true,
     answer: 'update',
     ephemeral: true,
-    async run(_interaction, ctx, { answer, asked, ...confirmation }) {
-      // Whatever this press leads to, its confirmation's timer is done: the answer replaces the
-      // confirmation, or a failure is explained apart and the custom_id still refuses the buttons
-      // after their expiry. A timer left armed would hold the asking interaction until it fires.
-      timers.cancel(asked);
+    async run(interaction, ctx, { answer, asked, ...confirmation }) {
+      // Whatever this press leads to, its confirmation is done: the answer replaces it, or a
+      // failure is explained apart and the custom_id still refuses the buttons after their
+      // expiry. A timer left armed would hold the asking interaction until it fires.
+      const feed = pending.take(asked) ?? { id: confirmation.id };
       if (ctx.now() > confirmation.expires * 1000) {
         await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
         return;
@@ -130,11 +133,20 @@ export function createDeleteFeature(): DeleteFeature {
         return;
       }
       // Not a declared precondition: Cancel and an expired confirmation need no permission.
-      await ctx.requireFeedManager('deleteFeed');
+      const actor = await ctx.requireFeedManager('deleteFeed');
       const result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
+      if (result.ok) ctx.services.audit.record(ctx.guildId(), { kind: 'feedDeleted', actor, feed }, interaction.locale);
       await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, confirmation.id, result)], components: [] });
     },
   });
 
-  return { subcommand, confirmButton, dispose: () => timers.dispose() };
+  return {
+    subcommand,
+    confirmButton,
+    bulkConfirmButton: bulk.confirmButton,
+    dispose() {
+      pending.dispose();
+      bulk.dispose();
+    },
+  };
 }

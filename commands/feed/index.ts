@@ -1,5 +1,5 @@
 /**
- * /feed list | create | delete | posts — the guild's feeds, through the feed API. One file per
+ * /feed list | create | delete | posts | export | import — the guild's feeds, through the feed API. One file per
  * subcommand; this one assembles the definition and the declarations.
  */
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
@@ -8,6 +8,8 @@ import { localize } from '../../src/i18n/localize.js';
 import { autocomplete } from './autocomplete.js';
 import * as create from './create.js';
 import * as del from './delete.js';
+import * as exporting from './export.js';
+import * as importing from './import.js';
 import * as list from './list.js';
 import * as posts from './posts.js';
 
@@ -16,16 +18,22 @@ export const data = localize(new SlashCommandBuilder().setName('feed'), { descri
   .addSubcommand(list.build)
   .addSubcommand(create.build)
   .addSubcommand(del.build)
-  .addSubcommand(posts.build);
+  .addSubcommand(posts.build)
+  .addSubcommand(exporting.build)
+  .addSubcommand(importing.build);
 
-/** A fresh instance per running bot: it owns the delete confirmations' expiry timers. */
+/** A fresh instance per running bot: it owns the delete confirmations' and import previews' timers. */
 export function createFeedCommand(): CommandModule {
   const deletion = del.createDeleteFeature();
+  const imports = importing.createImportFeature();
   return {
     data,
-    subcommands: { list: list.subcommand, create: create.subcommand, delete: deletion.subcommand, posts: posts.subcommand },
+    subcommands: { list: list.subcommand, create: create.subcommand, delete: deletion.subcommand, posts: posts.subcommand, export: exporting.subcommand, import: imports.subcommand },
     autocomplete,
-    buttons: [list.pageButton, deletion.confirmButton, posts.pageButton],
-    dispose: deletion.dispose,
+    buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton],
+    dispose() {
+      deletion.dispose();
+      imports.dispose();
+    },
   };
 }

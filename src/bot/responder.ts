@@ -12,8 +12,10 @@ import {
   type APIActionRowComponent,
   type APIComponentInMessageActionRow,
   type APIEmbed,
+  type AttachmentPayload,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  type MessageMentionOptions,
   type ModalBuilder,
   type ModalSubmitInteraction,
 } from 'discord.js';
@@ -24,6 +26,10 @@ export interface ReplyPayload {
   content?: string;
   embeds?: APIEmbed[];
   components?: APIActionRowComponent<APIComponentInMessageActionRow>[];
+  /** Files to attach (sent with an edit: see `send`). */
+  files?: AttachmentPayload[];
+  /** Who the answer may ping; `{ parse: [] }` for answers that show role or user mentions. */
+  allowedMentions?: MessageMentionOptions;
 }
 
 export interface ResponderOptions {
@@ -129,10 +135,15 @@ export class Responder {
     this.markAcknowledged();
   }
 
-  /** The successful answer. */
+  /**
+   * The successful answer. Files never travel in the first response: in HTTP-interactions mode
+   * that answer is the body of Discord's POST and would have to be multipart, so the interaction
+   * is acknowledged first and the files are sent with the edit, in both modes alike.
+   */
   async send(payload: ReplyPayload): Promise<void> {
     this.clearTimer();
     const i = this.interaction;
+    if (this.state === 'pending' && (payload.files?.length ?? 0) > 0) await this.defer();
     if (this.state === 'pending') {
       this.state = 'answered';
       if (this.opts.mode === 'update' && i.isButton()) await i.update(payload);

@@ -1,7 +1,8 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { ADMINISTRATOR_PERMS, ADMIN_ID, MEMBER_ID, MEMBER_PERMS, autocomplete, buttonPress, chatInput } from '../helpers/discord.js';
+import { ADMINISTRATOR_PERMS, ADMIN_ID, GUILD_ID, MEMBER_ID, MEMBER_PERMS, autocomplete, buttonPress, chatInput } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
+import { knowGuild } from './known-guilds.js';
 
 type Body = { type: number; data: { flags?: number; content?: string; embeds: { title?: string; description?: string; fields?: { name: string; value: string }[] }[]; components: { components: { custom_id: string; label: string; style: number }[] }[]; choices?: { name: string; value: number }[] } };
 const body = (h: BotHarness, i = 0) => h.discord.callbacks()[i]!.body as Body;
@@ -68,6 +69,18 @@ describe('/feed create', () => {
     expect(body(h).data.embeds[0]!.title).toBe('Feed created');
   });
 
+  botTest('records who created which feed for the audit channel, in the user language; a refused create records nothing', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
+    h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(400, { message: 'no' }, { headers: rl() });
+    await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
+    expect(audit).not.toHaveBeenCalled();
+    h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(201, created, { headers: rl() });
+    await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post+story' }, { locale: 'es-ES' }));
+    expect(audit.mock.calls).toEqual([
+      [GUILD_ID, { kind: 'feedCreated', actor: { userId: ADMIN_ID }, feed: { id: 7, cuenta: 'nasa', canalId: '1300000000000000009', tipos: ['post', 'story'] } }, 'es-ES'],
+    ]);
+  });
+
   botTest('shows the API message of a 400, whatever its body shape', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(400, { message: 'channel is not allowed' }, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
@@ -92,6 +105,7 @@ describe('/feed delete', () => {
   }
 
   botTest('asks for confirmation (ephemeral, Delete/Cancel), then deletes and says so in the user language', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     const b = body(h);
@@ -100,6 +114,7 @@ describe('/feed delete', () => {
     expect(b.data.embeds[0]!.title).toBe('Delete feed #1?');
     expect(b.data.embeds[0]!.description).toContain('(@nasa → <#1300000000000000001>)');
     expect(b.data.embeds[0]!.description).toMatch(/expires <t:\d+:R>/);
+    expect(b.data.embeds[0]!.description).not.toContain('Allowed by'); // Manage Server allowed it: no role to name
     const [yes, no] = confirmation(h);
     expect(yes!.label).toBe('Delete');
     expect(yes!.style).toBe(4);
@@ -112,6 +127,30 @@ describe('/feed delete', () => {
     // The API's own (Spanish) `mensaje` adds nothing to our sentence: it is not shown.
     expect(done.data.embeds[0]).toEqual({ title: 'Feed deleted', color: 0x57f287, description: 'Feed #1 was deleted.' });
     expect(done.data.components).toEqual([]);
+    expect(audit.mock.calls).toEqual([
+      [GUILD_ID, { kind: 'feedDeleted', actor: { userId: ADMIN_ID }, feed: { id: 1, cuenta: 'nasa', canalId: '1300000000000000001', tipos: ['post', 'reel'] } }, 'en-US'],
+    ]);
+  });
+
+  botTest('the confirmation shows the feed health marks, in the user language', async ({ bot: h }) => {
+    // The gateway loaded the guild without feed 2's channel: it was deleted.
+    knowGuild(h.discord.client, GUILD_ID, ['1300000000000000001']);
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', { id: 2 }, { locale: 'es-ES' }));
+    expect(body(h).data.embeds[0]!.description).toMatch(/caduca <t:\d+:R>\.\n⚠️ Canal eliminado · ⏸️ No activo$/);
+  });
+
+  botTest('names the feed-manager role that allowed the asker, and the audit event carries it', async ({ bot: h }) => {
+    const role = '1500000000000000001';
+    await h.settings.update(GUILD_ID, (s) => ({ ...s, managerRoleIds: [role] }));
+    const audit = vi.spyOn(h.audit, 'record');
+    const manager = { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] };
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', { id: 1 }, manager));
+    expect(body(h).data.embeds[0]!.description).toMatch(/\nAllowed by your role <@&1500000000000000001>\.$/);
+    h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(200, { ok: true, mensaje: 'Feed 1 eliminado' }, { headers: rl() });
+    await h.run(buttonPress(confirmation(h)[0]!.custom_id, manager));
+    expect(audit.mock.calls[0]![1]).toMatchObject({ kind: 'feedDeleted', actor: { userId: MEMBER_ID, viaRoleId: role } });
   });
 
   botTest('in Spanish, the sentence is ours too', async ({ bot: h }) => {
@@ -122,7 +161,8 @@ describe('/feed delete', () => {
     expect(body(h, 1).data.embeds[0]).toMatchObject({ title: 'Feed eliminado', description: 'Se eliminó el feed #2.' });
   });
 
-  botTest('a 200 with ok: false is not reported as a deletion; the API text is quoted as a detail', async ({ bot: h }) => {
+  botTest('a 200 with ok: false is not reported as a deletion (nor audited); the API text is quoted as a detail', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
     await h.run(chatInput('feed', 'delete', { id: 1 }));
     h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(200, { ok: false, mensaje: 'Feed 1 bloqueado' }, { headers: rl() });
@@ -133,6 +173,7 @@ describe('/feed delete', () => {
       'The API answered without confirming that feed #1 was deleted. Check with `/feed list`.\nThe API says: “Feed 1 bloqueado”',
     );
     expect(done.data.components).toEqual([]);
+    expect(audit).not.toHaveBeenCalled();
   });
 
   botTest('Cancel deletes nothing', async ({ bot: h }) => {
@@ -142,11 +183,13 @@ describe('/feed delete', () => {
     expect(body(h, 1).data.embeds[0]!.description).toBe('Cancelled: feed #2 was not deleted.');
   });
 
-  botTest('a confirmation posted before the custom_id named its asking interaction still deletes', async ({ bot: h }) => {
+  botTest('a confirmation posted before the custom_id named its asking interaction still deletes (audited by id)', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
     const expires = Math.ceil(Date.now() / 1000) + 60;
     h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(200, { ok: true, mensaje: 'Feed 1 eliminado' }, { headers: rl() });
     await h.run(buttonPress(`feed:delete:yes:1:${ADMIN_ID}:${expires}`, {}, MessageFlags.Ephemeral));
     expect(body(h).data.embeds[0]!.description).toBe('Feed #1 was deleted.');
+    expect(audit.mock.calls[0]![1]).toEqual({ kind: 'feedDeleted', actor: { userId: ADMIN_ID }, feed: { id: 1 } });
   });
 
   botTest('only the invoker can press the buttons', async ({ bot: h }) => {

@@ -101,6 +101,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     audit,
     channels: new ChannelDirectory(discord.client),
     logger,
+    downloads: agent,
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
     ...(opts.confirmTtlMs !== undefined ? { confirmTtlMs: opts.confirmTtlMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),

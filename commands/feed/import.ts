@@ -1,0 +1,171 @@
+/**
+ * /feed import <archivo> — creates feeds from a /feed export file (JSON or its CSV twin).
+ *
+ * Checks everything first (size, format, rows, channels of this server, duplicates in the file
+ * and of existing feeds) and shows a private preview with Import / Cancel. The checked plan stays
+ * in this process, keyed by the asking interaction (a custom_id has room for 100 characters
+ * only); Import re-lists the feeds, skips anything created meanwhile and runs the creates through
+ * the batch runner, which edits one progress message and waits out spent request budgets.
+ */
+import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
+import type { HandlerContext } from '../../src/bot/context.js';
+import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
+import { explain } from '../../src/bot/explain.js';
+import { UserError } from '../../src/bot/errors.js';
+import { localize } from '../../src/i18n/localize.js';
+import {
+  batchStopLine,
+  importCancelledEmbed,
+  importExpiredEmbed,
+  importPreview,
+  importProgressEmbed,
+  importReportEmbed,
+} from '../../src/render/transfer.js';
+import { runBatch, tokenDeadline } from '../../src/transfer/batch.js';
+import { downloadImportFile } from '../../src/transfer/download.js';
+import { readImportFile } from '../../src/transfer/format.js';
+import { importOutcome, importSteps } from '../../src/transfer/importer.js';
+import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
+import { PendingConfirmations } from './confirmations.js';
+
+/** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */
+const IMPORT_PREVIEW_TTL_MS = 5 * 60_000;
+/** In HTTP mode the channel list is fetched; the answer is deferred by then, so it may take a while. */
+const CHANNEL_LOOKUP_MS = 5_000;
+
+/** `asked`: the /feed import interaction whose preview this is; it keys the plan kept here. */
+export const importConfirmId = customId('feed:import', {
+  answer: oneOf(['yes', 'no']),
+  asked: snowflake,
+  userId: snowflake,
+  /** Unix seconds: refused after it, whatever the buttons show. */
+  expires: int({ min: 1 }),
+});
+
+export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
+  return localize(s.setName('import'), { name: 'cmd.feed.import.name', description: 'cmd.feed.import.description' }).addAttachmentOption((o) =>
+    localize(o.setName('archivo'), { name: 'opt.archivo.name', description: 'opt.archivo.import.description' }).setRequired(true),
+  );
+}
+
+export interface ImportFeature {
+  subcommand: SlashDeclaration;
+  confirmButton: ComponentRoute<ButtonInteraction>;
+  /** Drops open previews and stops running imports after their current step. */
+  dispose(): void;
+}
+
+/** One per running bot: the open previews, their timers and the running imports belong to it. */
+export function createImportFeature(): ImportFeature {
+  const previews = new PendingConfirmations<ImportPlan>();
+  /** Imports running, by preview: a second press on the same preview must not start another. */
+  const running = new Set<string>();
+  const stopping = new AbortController();
+
+  const subcommand: SlashDeclaration = {
+    guildOnly: true,
+    requires: { permission: 'ManageFeeds', action: 'createFeed' },
+    ephemeral: true,
+    async run(interaction, ctx) {
+      const guildId = ctx.guildId();
+      const attachment = interaction.options.getAttachment('archivo', true);
+      const file = await downloadImportFile(
+        { url: attachment.url, name: attachment.name, size: attachment.size, contentType: attachment.contentType },
+        ctx.services.downloads ? { dispatcher: ctx.services.downloads } : {},
+      );
+      const rows = readImportFile(file.text, file.kind);
+      const [list, channels] = await Promise.all([
+        ctx.call((api, auth) => api.listFeeds(auth, { fresh: true })),
+        ctx.services.channels.channelIds(guildId, CHANNEL_LOOKUP_MS),
+      ]);
+      if (!channels) throw new UserError('transfer.channelsUnknown');
+      const plan = planImport(rows, list.feeds, channels);
+
+      const ttl = ctx.services.confirmTtlMs ?? IMPORT_PREVIEW_TTL_MS;
+      const expires = new Date(ctx.now() + ttl);
+      const state = { asked: interaction.id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000) };
+      const ids = { confirm: importConfirmId.encode({ answer: 'yes', ...state }), cancel: importConfirmId.encode({ answer: 'no', ...state }) };
+      await ctx.respond.send(importPreview(ctx.t, { fileName: attachment.name, plan, expires, ids }));
+      if (plan.create.length === 0) return;
+      const t = ctx.t;
+      previews.start(interaction.id, plan, ttl, () => {
+        void interaction
+          .editReply({ embeds: [importExpiredEmbed(t)], components: [] })
+          .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire an import preview'));
+      });
+    },
+  };
+
+  const confirmButton = button({
+    id: importConfirmId,
+    guildOnly: true,
+    invokerOnly: true,
+    answer: 'update',
+    ephemeral: true,
+    async run(interaction, ctx, { answer, asked, expires }) {
+      if (running.has(asked)) {
+        // A second press while it runs: acknowledge it and leave the progress message alone.
+        await ctx.respond.defer();
+        return;
+      }
+      // Marked before anything is awaited: two presses arriving together start one import.
+      running.add(asked);
+      try {
+        if (ctx.now() > expires * 1000) {
+          previews.take(asked);
+          await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
+          return;
+        }
+        // Not a declared precondition: Cancel and an expired preview need no permission. Checked
+        // before the plan is taken, so a refused press leaves the preview usable until it expires.
+        if (answer === 'yes') await ctx.requireFeedManager('createFeed');
+        const plan = previews.take(asked);
+        if (!plan) {
+          // Expired a moment ago, already answered, or asked before a restart (or on another replica).
+          await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
+          return;
+        }
+        if (answer !== 'yes') {
+          await ctx.respond.send({ embeds: [importCancelledEmbed(ctx.t)], components: [] });
+          return;
+        }
+        await runImport(interaction, ctx, plan, stopping.signal);
+      } finally {
+        running.delete(asked);
+      }
+    },
+  });
+
+  return {
+    subcommand,
+    confirmButton,
+    dispose() {
+      previews.dispose();
+      stopping.abort();
+    },
+  };
+}
+
+/** Import pressed (the permission checked again): skips what exists by now, creates the rest. */
+async function runImport(interaction: ButtonInteraction, ctx: HandlerContext, asked: ImportPlan, signal: AbortSignal): Promise<void> {
+  const t = ctx.t;
+  const current = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }));
+  const plan = refreshPlan(asked, current.feeds);
+  const report = await runBatch(ctx, {
+    steps: importSteps(ctx, plan.create),
+    render: (progress) => ({ embeds: [importProgressEmbed(t, progress)], components: [] }),
+    deadline: tokenDeadline(interaction),
+    signal,
+  });
+  const outcome = importOutcome(t, report, plan.create, plan.present.length);
+  let stopLine: string | undefined;
+  if (report.stop) {
+    const error = report.stop.reason === 'error' ? explain(report.stop.error, { t }) : undefined;
+    stopLine = batchStopLine(t, report.stop, error?.message);
+    const log = { stop: report.stop.reason, created: outcome.created.length, notAttempted: outcome.notAttempted.length };
+    if (error?.ref) ctx.services.logger.error({ ...log, err: report.stop.reason === 'error' ? report.stop.error : undefined, ref: error.ref }, 'import stopped');
+    else ctx.services.logger.info(log, 'import stopped');
+  }
+  await ctx.respond.send({ embeds: [importReportEmbed(t, { ...outcome, ...(stopLine ? { stopLine } : {}) })], components: [] });
+}

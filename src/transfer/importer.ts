@@ -1,0 +1,90 @@
+/**
+ * The steps of an import (one POST /feeds each, for the batch runner) and what its report says.
+ *
+ * Nothing is created twice: a create refused before it reached the API (the local gate, a 429, a
+ * 400) created nothing and is simply run again or reported. A create that may have reached the
+ * API without us hearing the answer (a time-out, a reset connection, a 5xx, an unreadable answer)
+ * is never sent again: the step re-lists the feeds and looks for it instead, and only when it is
+ * not there is the row reported as not created (a re-run of the import creates it then).
+ */
+import { ConnectionError, InvalidResponseError, ServerError, TimeoutError } from '../api/errors.js';
+import type { HandlerContext } from '../bot/context.js';
+import { explain } from '../bot/explain.js';
+import type { Translator } from '../i18n/index.js';
+import type { ImportOutcome } from '../render/transfer.js';
+import { StepRefusedError, type BatchReport, type BatchStep } from './batch.js';
+import { feedIdentity, type ImportRow } from './format.js';
+
+export interface ImportedFeed {
+  id: number;
+  /** Found by re-listing after a create whose answer was lost. */
+  confirmedByList: boolean;
+}
+
+/** A failure after which the feed may exist: the request may have reached the API. */
+function mayHaveArrived(error: unknown): boolean {
+  if (error instanceof TimeoutError || error instanceof ServerError) return true;
+  return (error instanceof ConnectionError || error instanceof InvalidResponseError) && error.attempts > 0;
+}
+
+function notCreated(error: unknown): StepRefusedError {
+  if (error instanceof ServerError) return new StepRefusedError('transfer.reason.serverError', { status: error.status }, { cause: error });
+  return new StepRefusedError('transfer.reason.notConfirmed', {}, { cause: error });
+}
+
+/** One step per row; each created feed is recorded in the audit trail as the actor's. */
+export function importSteps(ctx: HandlerContext, rows: readonly ImportRow[]): BatchStep<ImportedFeed>[] {
+  const guildId = ctx.guildId();
+  const audit = (id: number, row: ImportRow) =>
+    ctx.services.audit.record(
+      guildId,
+      { kind: 'feedCreated', actor: ctx.actor(), feed: { id, cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos } },
+      ctx.interaction.locale,
+    );
+  return rows.map((row) => {
+    /** Set once a create may have reached the API: from then on the step only looks. */
+    let uncertain: unknown;
+    return {
+      key: `${row.row}`,
+      label: `${row.cuenta} → ${row.canalId}`,
+      async run() {
+        if (uncertain === undefined) {
+          try {
+            const created = await ctx.call((api, auth) => api.createFeed(auth, { cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos, filtros: [] }));
+            audit(created.id, row);
+            return { id: created.id, confirmedByList: false };
+          } catch (error) {
+            if (!mayHaveArrived(error)) throw error;
+            ctx.services.logger.warn({ err: error, row: row.row }, 'import: a create may have reached the API; checking the list before going on');
+            uncertain = error;
+          }
+        }
+        // A refusal of this list (budget) makes the runner wait and call run() again: it looks again.
+        const list = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }));
+        const identity = feedIdentity(row.cuenta, row.canalId);
+        const found = list.feeds.find((f) => feedIdentity(f.cuenta, f.canal) === identity);
+        if (!found) throw notCreated(uncertain);
+        audit(found.id, row);
+        return { id: found.id, confirmedByList: true };
+      },
+    };
+  });
+}
+
+/** The user's words for why a step or the batch failed. */
+export function failureReason(t: Translator, error: unknown): string {
+  if (error instanceof StepRefusedError) return t(error.reasonKey, error.vars);
+  return explain(error, { t }).message;
+}
+
+/** The report's rows: `rows` are the steps' rows in the same order, `present` what was skipped. */
+export function importOutcome(t: Translator, report: BatchReport<ImportedFeed>, rows: readonly ImportRow[], present: number): Omit<ImportOutcome, 'stopLine'> {
+  const rowOf = new Map(rows.map((r) => [`${r.row}`, r]));
+  const row = (key: string) => rowOf.get(key)!;
+  return {
+    created: report.done.map(({ step, result }) => ({ feed: row(step.key), id: result.id })),
+    present,
+    refused: report.refused.map(({ step, error }) => ({ feed: row(step.key), reason: failureReason(t, error) })),
+    notAttempted: report.notAttempted.map((step) => row(step.key)),
+  };
+}
