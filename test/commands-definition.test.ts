@@ -15,8 +15,8 @@ function walk(options: APIApplicationCommandOption[] | undefined, visit: (o: API
 }
 
 describe('command definitions', () => {
-  it('are feed, stats and apikey', () => {
-    expect(bodies.map((b) => b.name)).toEqual(['feed', 'stats', 'apikey']);
+  it('are feed, stats, apikey and feedbot', () => {
+    expect(bodies.map((b) => b.name)).toEqual(['feed', 'stats', 'apikey', 'feedbot']);
   });
 
   it('names, descriptions and localizations fit Discord', () => {
@@ -45,10 +45,11 @@ describe('command definitions', () => {
     }
   });
 
-  it('are guild-only; apikey defaults to Manage Server', () => {
+  it('are guild-only; apikey and feedbot default to Manage Server', () => {
     for (const b of bodies) expect(b.contexts).toEqual([0]);
-    const apikey = bodies.find((b) => b.name === 'apikey')!;
-    expect(apikey.default_member_permissions).toBe(String(PermissionFlagsBits.ManageGuild));
+    for (const name of ['apikey', 'feedbot']) {
+      expect({ name, permissions: bodies.find((b) => b.name === name)!.default_member_permissions }).toEqual({ name, permissions: String(PermissionFlagsBits.ManageGuild) });
+    }
     expect(bodies.find((b) => b.name === 'feed')!.default_member_permissions ?? null).toBeNull();
   });
 

@@ -6,6 +6,9 @@
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import type { CommandModule, SlashDeclaration } from '../../src/bot/command.js';
 import { localize } from '../../src/i18n/localize.js';
+import * as auditChannel from './audit-channel.js';
+import * as managers from './managers.js';
+import * as health from './health.js';
 
 /** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
 export interface FeedbotGroup {
@@ -14,7 +17,7 @@ export interface FeedbotGroup {
   subcommands: Readonly<Record<string, SlashDeclaration>>;
 }
 
-const GROUPS: readonly FeedbotGroup[] = [];
+const GROUPS: readonly FeedbotGroup[] = [auditChannel.group, managers.group, health.group];
 
 function definition() {
   const builder = localize(new SlashCommandBuilder().setName('feedbot'), { description: 'cmd.feedbot.description' })
