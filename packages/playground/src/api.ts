@@ -14,20 +14,12 @@ import {
   type MessageEvent,
   type InteractionSnapshot,
 } from '@feedbot/discord-emulator';
+import { Who, type ActorKey, type PlaygroundActor } from './actors.js';
+import { uploadRoute } from './files.js';
+import { createGuildAdmin } from './guild-admin.js';
 import { HttpError, parseWith, readJson, sendJson } from './http.js';
 
-export const LOCALES = ['en-US', 'es-ES'] as const;
-export const ACTOR_KEYS = ['admin', 'member'] as const;
-export type ActorKey = (typeof ACTOR_KEYS)[number];
-
-export interface PlaygroundActor {
-  userId: string;
-  username: string;
-  displayName: string;
-  /** Decimal permission bit set the actor has in every channel. */
-  permissions: string;
-  avatar: string;
-}
+export { ACTOR_KEYS, LOCALES, type ActorKey, type PlaygroundActor } from './actors.js';
 
 /** Something the page shows once at the top, e.g. that the demo set the API key itself. */
 export interface PlaygroundNote {
@@ -51,7 +43,6 @@ export interface PlaygroundDeps {
 }
 
 const Snowflake = z.string().regex(/^\d{15,21}$/, 'must be a snowflake');
-const Who = { actor: z.enum(ACTOR_KEYS), locale: z.enum(LOCALES) };
 const Command = {
   commandName: z.string().min(1).max(32),
   subcommand: z.string().min(1).max(32).optional(),
@@ -69,6 +60,7 @@ const AUTOCOMPLETE_WAIT_MS = 3500;
 
 export function createApi(deps: PlaygroundDeps) {
   const { emulator } = deps;
+  const guildAdmin = createGuildAdmin(deps);
 
   const actor = (key: ActorKey, locale: string) => {
     const a = deps.actors[key];
@@ -85,7 +77,7 @@ export function createApi(deps: PlaygroundDeps) {
     const categories = guild.channels.filter((c) => c.type === 4).map((c) => ({ id: c.id, name: c.name }));
     const endpoint = emulator.interactionsEndpointUrl;
     return {
-      guild: { id: guild.id, name: guild.name },
+      guild: { id: guild.id, name: guild.name, ownerId: guild.ownerId },
       channels,
       categories,
       roles: guild.roles.map((r) => ({ id: r.id, name: r.name, color: r.color ?? 0 })),
@@ -98,6 +90,8 @@ export function createApi(deps: PlaygroundDeps) {
       replicas: endpoint === null ? 1 : (deps.replicas ?? 1),
       commands: [...emulator.commands(null), ...emulator.commands(deps.guildId)],
       sandboxOrigin: new URL(deps.sandboxOrigin).origin,
+      // Attachment URLs start with this; the page links them through the playground's /attachments/.
+      attachmentsUrl: `${emulator.controlUrl}/attachments/`,
       demoKey: deps.demoKey,
       notes: deps.notes(),
     };
@@ -131,6 +125,9 @@ export function createApi(deps: PlaygroundDeps) {
   async function route(req: IncomingMessage, path: string): Promise<{ status: number; body: unknown }> {
     const method = req.method ?? 'GET';
     if (method === 'GET' && path === '/api/state') return { status: 200, body: state() };
+    const query = new URL(req.url ?? '/', 'http://playground.invalid').searchParams;
+    const other = (await guildAdmin.route(req, method, path)) ?? (await uploadRoute(emulator, req, method, path, query));
+    if (other) return other;
     const one = /^\/api\/interactions\/(\d{15,21})$/.exec(path);
     if (method === 'GET' && one) {
       const handle = emulator.interaction(one[1]!);
@@ -176,8 +173,9 @@ export function createApi(deps: PlaygroundDeps) {
 export type EventsStream = { close(): void };
 
 /**
- * `GET /api/events`: the emulator's interaction snapshots and message changes as server-sent
- * events, so replies, deferrals and in-place updates reach the page as they happen.
+ * `GET /api/events`: the emulator's interaction snapshots, message changes and changes to the
+ * server's channels and roles as server-sent events, so replies, deferrals, in-place updates and
+ * the bot's channel posts reach the page as they happen.
  */
 export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, botRunning: () => boolean): EventsStream {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
@@ -185,8 +183,12 @@ export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, bot
   write('hello', { botRunning: botRunning() });
   const onInteraction = (s: InteractionSnapshot) => write('interaction', s);
   const onMessage = (m: MessageEvent) => write('message', m);
+  // The page reads the server's description again when its channels or roles change.
+  const onGuild = (e: { guildId: string }) => write('guild', { guildId: e.guildId });
   emulator.events.on('interaction', onInteraction);
   emulator.events.on('message', onMessage);
+  emulator.events.on('channel', onGuild);
+  emulator.events.on('guild', onGuild);
   const ping = setInterval(() => res.write(': ping\n\n'), 15_000);
   ping.unref();
   // The page shows whether the bot process is up; it can only stop, so a cheap check suffices.
@@ -205,6 +207,8 @@ export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, bot
     clearInterval(watch);
     emulator.events.off('interaction', onInteraction);
     emulator.events.off('message', onMessage);
+    emulator.events.off('channel', onGuild);
+    emulator.events.off('guild', onGuild);
     res.end();
   };
   res.on('close', close);

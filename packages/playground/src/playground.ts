@@ -1,12 +1,13 @@
 /**
  * The web playground's HTTP server (loopback only): the page, the renderer's modules, the JSON
- * API over the Discord emulator, its event stream, and the sandbox media proxy.
+ * API over the Discord emulator, its event stream, the sandbox media proxy and the attachments.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from './log.js';
 import { createApi, streamEvents, type EventsStream, type PlaygroundDeps } from './api.js';
 import { checkVendorPackages, serveIndex, serveStatic, serveVendor } from './assets.js';
+import { serveAttachment } from './files.js';
 import { sendText } from './http.js';
 import { createSandboxProxy } from './sandbox-proxy.js';
 
@@ -61,6 +62,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     if (path.startsWith('/static/')) return serveStatic(res, path);
     if (path.startsWith('/vendor/')) return serveVendor(res, path);
     if (path.startsWith('/sandbox/')) return proxy.handle(res, path);
+    if (path.startsWith('/attachments/')) return serveAttachment(opts.emulator, res, path);
     return sendText(res, 404, 'not found');
   }
 

@@ -1,13 +1,17 @@
 /**
- * Driving the playground page in Chromium for test/playground.test.ts: launching Debian's browser,
- * collecting what went wrong on the page, and the steps a visitor takes (pick a command, fill its
- * options, send it, switch actor or language).
+ * Driving the playground page in Chromium for the browser stories (playground.test.ts,
+ * server-tools.test.ts): the demo with Debian's browser on its page, what went wrong on the page,
+ * and the steps a visitor takes (pick a command, fill its options, send it, switch actor or
+ * language, open, create or delete a channel).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { startDemo, type RunningDemo } from '../src/demo.js';
+import { silentLogger } from '../src/log.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -35,6 +39,46 @@ export function watchProblems(page: Page): string[] {
     if (response.status() >= 400 && !api) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
   return problems;
+}
+
+/** How long one step of a story may take. */
+export const STEP_MS = 15_000;
+
+/** The demo with its page open in Chromium, ready and connected; `close()` stops both and removes the data. */
+export interface DemoInChromium {
+  demo: RunningDemo;
+  dir: string;
+  page: Page;
+  pg: PlaygroundPage;
+  /** What went wrong on the page so far (watchProblems). */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * `startDemo` as `npm run demo` runs it, without the simulator (the posts of a feed stay what the
+ * seed made, so the page is deterministic), with Debian's Chromium on its page.
+ */
+export async function openDemoInChromium(dirPrefix: string): Promise<DemoInChromium> {
+  if (!HAVE_CHROMIUM) throw new Error(`CI must provide Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
+  mkdirSync(SHOTS, { recursive: true });
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const [demo, browser] = await Promise.allSettled([startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() }), launchChromium()]);
+  const close = async () => {
+    if (browser.status === 'fulfilled') await browser.value.close().catch(() => undefined);
+    if (demo.status === 'fulfilled') await demo.value.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  if (demo.status === 'rejected' || browser.status === 'rejected') {
+    await close();
+    throw demo.status === 'rejected' ? demo.reason : (browser as PromiseRejectedResult).reason;
+  }
+  const page = await browser.value.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  page.setDefaultTimeout(STEP_MS);
+  const problems = watchProblems(page);
+  await page.goto(demo.value.url);
+  await page.locator('#app[data-ready="true"][data-connected="true"]').waitFor();
+  return { demo: demo.value, dir, page, pg: new PlaygroundPage(page), problems, close };
 }
 
 /** A conversation's message elements; `extra` narrows them (e.g. EPHEMERAL). */
@@ -79,6 +123,45 @@ export class PlaygroundPage {
   async autocomplete(option: string, typed: string, pick: string): Promise<void> {
     await this.page.getByTestId(`option-${option}`).fill(typed);
     await this.page.locator('#popup .popup-item', { hasText: pick }).first().click();
+  }
+
+  /** The sidebar entry of channel `name`. */
+  channel(name: string): Locator {
+    return this.page.locator(`#channel-list .channel[data-channel="${name}"]`);
+  }
+
+  async openChannel(name: string): Promise<void> {
+    await this.channel(name).click();
+    await expect.poll(() => this.page.locator('#chat-title').textContent()).toBe(name);
+  }
+
+  /** Creates a text channel through the category's + as the owner does; the page then shows it. `shot` names a picture of the form. */
+  async createChannel(typed: string, name: string, shot?: string): Promise<void> {
+    await this.page.getByTestId('add-channel').click();
+    const dialog = this.page.locator('dialog[data-testid="create-channel"]');
+    await dialog.getByTestId('channel-name').fill(typed);
+    if (shot) await this.shot(shot);
+    await dialog.getByTestId('create-channel-confirm').click();
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => this.page.locator('#chat-title').textContent()).toBe(name);
+  }
+
+  /** Deletes a channel through its context menu and the confirmation; `shot` names pictures of both. */
+  async deleteChannel(name: string, shot?: string): Promise<void> {
+    await this.channel(name).click({ button: 'right' });
+    if (shot) await this.shot(`${shot}-menu`);
+    await this.page.getByTestId('channel-menu-delete').click();
+    const dialog = this.page.locator('dialog[data-testid="delete-channel"]');
+    await dialog.getByTestId('delete-channel-confirm').waitFor();
+    if (shot) await this.shot(`${shot}-confirm`);
+    await dialog.getByTestId('delete-channel-confirm').click();
+    await dialog.waitFor({ state: 'detached' });
+    await this.channel(name).waitFor({ state: 'detached' });
+  }
+
+  /** The bot's own posts in the channel shown (not answers to an interaction). */
+  posts(): Locator {
+    return this.page.locator('#log > discord-message[data-post]');
   }
 
   async actAs(actor: 'admin' | 'member'): Promise<void> {

@@ -5,27 +5,24 @@
  *
  * Without /usr/bin/chromium the file is skipped locally and fails in CI (CI installs it).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirLockedError, LOCK_FILE } from '../src/data-lock.js';
 import { startDemo, type RunningDemo } from '../src/demo.js';
 import { silentLogger } from '../src/log.js';
-import { CHROMIUM, EPHEMERAL, HAVE_CHROMIUM, PlaygroundPage, SHOTS, launchChromium, watchProblems } from './playground-page.js';
-
-const STEP_MS = 15_000;
+import { CHROMIUM, EPHEMERAL, HAVE_CHROMIUM, openDemoInChromium, type DemoInChromium, type PlaygroundPage } from './playground-page.js';
 
 if (!HAVE_CHROMIUM && !process.env.CI) {
   console.warn(`[playground.test] skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 }
 
 describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromium', () => {
+  let session: DemoInChromium | undefined;
   let dir: string;
-  let demo: RunningDemo | undefined;
-  let browser: Browser | undefined;
+  let demo: RunningDemo;
   let page: Page;
   let pg: PlaygroundPage;
   let problems: string[] = [];
@@ -35,24 +32,11 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
   let memberPrivateGroup = '';
 
   beforeAll(async () => {
-    if (!HAVE_CHROMIUM) throw new Error(`CI must provide Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
-    mkdirSync(SHOTS, { recursive: true });
-    dir = mkdtempSync(join(tmpdir(), 'feedbot-playground-'));
-    // No simulator: the posts of a feed stay what the seed made, so the page is deterministic.
-    [demo, browser] = await Promise.all([startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() }), launchChromium()]);
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(STEP_MS);
-    problems = watchProblems(page);
-    pg = new PlaygroundPage(page);
-    await page.goto(demo.url);
-    await page.locator('#app[data-ready="true"][data-connected="true"]').waitFor();
+    session = await openDemoInChromium('feedbot-playground-');
+    ({ dir, demo, page, pg, problems } = session);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await demo?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => session?.close(), 60_000);
 
   /** How many message elements of a conversation are on screen. */
   const shown = (group: string, extra = '') => page.locator(`#log > [data-group="${group}"]${extra}`).count();

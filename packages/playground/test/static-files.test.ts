@@ -5,27 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiscordEmulator } from '@feedbot/discord-emulator';
-import { silentLogger } from '../src/log.js';
-import { startPlayground, type RunningPlayground } from '../src/playground.js';
+import type { RunningPlayground } from '../src/playground.js';
+import { startBarePlayground } from './playground-fixture.js';
 
 let playground: RunningPlayground;
 
 beforeAll(async () => {
-  const actor = { userId: '1', username: 'x', displayName: 'x', permissions: '0', avatar: '' };
-  playground = await startPlayground({
-    // The file routes never reach the emulator.
-    emulator: {} as DiscordEmulator,
-    guildId: '1',
-    actors: { admin: actor, member: actor },
-    botAvatar: '',
-    sandboxOrigin: 'https://127.0.0.1:9',
-    sandboxCaPem: '',
-    demoKey: '',
-    notes: () => [],
-    botRunning: () => false,
-    port: 0,
-    logger: silentLogger(),
-  });
+  // The file routes never reach the emulator.
+  playground = await startBarePlayground({} as DiscordEmulator, '1');
 });
 
 afterAll(() => playground.close());

@@ -1,9 +1,10 @@
+/* global File */
 /**
- * What the visitor does through the playground API, as the acting user: send a command, ask for
- * autocomplete suggestions, press a button, fill in a bot's form.
+ * What the visitor does through the playground API, as the acting user: send a command (with the
+ * files it attaches), ask for autocomplete suggestions, press a button, fill in a bot's form.
  */
-import { api, explain } from './api.js';
-import { entryName } from './commands.js';
+import { api, explain, upload } from './api.js';
+import { T, entryName } from './commands.js';
 import { cancelForm, track } from './conversations.js';
 import { $ } from './dom.js';
 import { localized } from './i18n.js';
@@ -30,20 +31,36 @@ function commandBody(entry, values) {
 }
 
 /** "name: value" for each option sent, in the client's language, for the pending line. */
-function shownOptions(entry, values) {
+function shownOptions(entry, values, files) {
   return Object.entries(values).map(([name, value]) => {
     const option = entry.options.find((o) => o.name === name);
     const choice = option?.choices?.find((c) => String(c.value) === String(value));
     const channel = channelById(value);
-    const label = choice ? localized(choice, 'name', locale()) : channel ? `#${channel.name}` : String(value);
+    const role = option?.type === T.ROLE ? ui.info.roles.find((r) => r.id === value) : undefined;
+    const label = files[name] ?? (choice ? localized(choice, 'name', locale()) : channel ? `#${channel.name}` : role ? `@${role.name.replace(/^@/, '')}` : String(value));
     return `${option ? localized(option, 'name', locale()) : name}: ${label}`;
   });
 }
 
+/** Uploads the picked files; the options then carry the attachments' ids, as Discord's do. */
+async function withUploads(values) {
+  const sent = { ...values };
+  const files = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (!(value instanceof File)) continue;
+    sent[name] = (await upload(value)).id;
+    files[name] = value.name;
+  }
+  return { sent, files };
+}
+
 export async function sendCommand(entry, values) {
   let snapshot;
+  let shown;
   try {
-    snapshot = await api('/api/commands', commandBody(entry, values));
+    const { sent, files } = await withUploads(values);
+    shown = shownOptions(entry, sent, files);
+    snapshot = await api('/api/commands', commandBody(entry, sent));
   } catch (error) {
     throw new Error(explain(error, ui.lang));
   }
@@ -55,7 +72,7 @@ export async function sendCommand(entry, values) {
     avatar: actor.avatar,
     userId: actor.userId,
     command,
-    invocation: [command, ...shownOptions(entry, values)].join('  '),
+    invocation: [command, ...shown].join('  '),
     at: Date.now(),
     channelId: ui.channelId,
   });
@@ -65,13 +82,21 @@ export async function askAutocomplete(entry, values, focused) {
   return (await api('/api/autocomplete', { ...commandBody(entry, values), focused })).choices;
 }
 
+/** A press on a channel post (no conversation of the page's) starts a conversation of its own. */
+function pressHeader(message, button) {
+  const actor = actorInfo();
+  const label = button.textContent.trim();
+  return { author: actor.displayName, avatar: actor.avatar, userId: actor.userId, command: label, invocation: label, at: Date.now(), channelId: message.channel_id };
+}
+
 export async function pressButton(message, customId, button) {
   const root = store.messageRoot.get(message.id);
   button.setAttribute('data-busy', '');
   try {
     const snapshot = await api('/api/press', { messageId: message.id, customId, ...who() });
     store.busyButtons.set(snapshot.id, button);
-    track(snapshot, root);
+    if (root === undefined) track(snapshot, snapshot.id, pressHeader(message, button));
+    else track(snapshot, root);
   } catch (error) {
     button.removeAttribute('data-busy');
     showToast(explain(error, ui.lang));

@@ -8,13 +8,15 @@
 import '@skyra/discord-components-core';
 import { askAutocomplete, pressButton, sendCommand, showBotModal, showToast } from './actions.js';
 import { api } from './api.js';
+import { setChannelAdminDeps } from './channel-admin.js';
 import { renderChrome, setChromeDeps } from './chrome.js';
 import { Composer } from './composer.js';
-import { renderAll, setConversationHooks } from './conversations.js';
+import { renderAll } from './conversations.js';
 import { $, el } from './dom.js';
 import { connectEvents } from './events.js';
 import { tr } from './i18n.js';
 import { refreshTimes } from './markdown.js';
+import { setConversationHooks } from './render-context.js';
 import { followBottom } from './scroll.js';
 import { actorInfo, channelById, locale, ui } from './state.js';
 
@@ -48,6 +50,23 @@ function redraw() {
   composer.refresh();
 }
 
+function openChannel(id) {
+  ui.channelId = id;
+  ui.unread.delete(id);
+  redraw();
+}
+
+/**
+ * The server's channels changed (created or deleted here or elsewhere): read its description
+ * again, leave a channel that is gone, and open `focus` (a channel just created) if given.
+ */
+async function reloadGuild(focus) {
+  ui.info = await api('/api/state');
+  const next = focus ?? (channelById(ui.channelId) ? ui.channelId : (ui.info.channels[0]?.id ?? ''));
+  if (next !== ui.channelId) openChannel(next);
+  else redraw();
+}
+
 function listenToSwitches() {
   for (const b of document.querySelectorAll('[data-actor]')) {
     b.addEventListener('click', () => {
@@ -72,18 +91,13 @@ async function start() {
   if (params.get('lang') === 'es') ui.lang = 'es';
   ui.channelId = ui.info.channels[0]?.id ?? '';
   setConversationHooks({ onButton: pressButton, onModal: showBotModal, onError: showToast });
-  setChromeDeps({
-    composer,
-    onChannel: (id) => {
-      ui.channelId = id;
-      redraw();
-    },
-  });
+  setChromeDeps({ composer, onChannel: openChannel });
+  setChannelAdminDeps({ onChanged: reloadGuild });
   listenToSwitches();
   renderChrome();
   composer.refresh();
   followBottom();
-  connectEvents();
+  connectEvents({ onGuildChanged: () => reloadGuild().catch((error) => showToast(error.message)) });
   await customElements.whenDefined('discord-message');
   setInterval(() => refreshTimes(document, ui.lang), 15_000);
   $('app').dataset.ready = 'true';

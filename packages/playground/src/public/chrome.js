@@ -1,8 +1,10 @@
 /* global document, navigator */
 /**
- * Everything around the log, in the client's language: server and channel list, the actor and
- * language switches, the user panel, the bot's status, the welcome text and the demo's notes.
+ * Everything around the log, in the client's language: server and channel list (with unread
+ * marks and the owner's channel actions), the actor and language switches, the user panel, the
+ * bot's status, the welcome text and the demo's notes.
  */
+import { canManageChannels, openChannelMenu, openCreateChannel } from './channel-admin.js';
 import { entryName } from './commands.js';
 import { $, el, icon } from './dom.js';
 import { tr } from './i18n.js';
@@ -52,17 +54,27 @@ function renderTransport() {
   badge.dataset.transport = transport;
 }
 
+/** The category with its + (for the owner), then each channel: unread ones bright, as in Discord. */
 function renderChannels() {
   const info = ui.info;
   const list = $('channel-list');
-  list.replaceChildren(el('div', { class: 'category' }, [info.categories[0]?.name ?? tr(ui.lang, 'channels.text')]));
+  const category = el('div', { class: 'category' }, [el('span', {}, [info.categories[0]?.name ?? tr(ui.lang, 'channels.text')])]);
+  if (canManageChannels()) {
+    const label = tr(ui.lang, 'channels.create');
+    const add = el('button', { type: 'button', class: 'category-add', title: label, 'aria-label': label, 'data-testid': 'add-channel' }, [icon('plus', 16)]);
+    add.addEventListener('click', openCreateChannel);
+    category.append(add);
+  }
+  list.replaceChildren(category);
   for (const channel of info.channels) {
-    const item = el('button', { type: 'button', role: 'listitem', class: `channel${channel.id === ui.channelId ? ' active' : ''}`, 'data-channel': channel.name }, [
+    const unread = ui.unread.has(channel.id) && channel.id !== ui.channelId;
+    const item = el('button', { type: 'button', role: 'listitem', class: `channel${channel.id === ui.channelId ? ' active' : ''}`, 'data-channel': channel.name, 'data-unread': unread }, [
       // Discord's megaphone for announcement channels.
       el('span', { class: 'hash' }, [channel.type === 5 ? icon('announcement') : '#']),
       channel.name,
     ]);
     item.addEventListener('click', () => deps.onChannel(channel.id));
+    item.addEventListener('contextmenu', (event) => openChannelMenu(event, channel));
     list.append(item);
   }
 }

@@ -5,7 +5,7 @@
 import { localized } from './i18n.js';
 
 /** Application command option types. */
-export const T = { SUB: 1, GROUP: 2, STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10 };
+export const T = { SUB: 1, GROUP: 2, STRING: 3, INTEGER: 4, BOOLEAN: 5, USER: 6, CHANNEL: 7, ROLE: 8, MENTIONABLE: 9, NUMBER: 10, ATTACHMENT: 11 };
 
 /** Every runnable entry: a command, or each of its sub-commands (and sub-commands of groups). */
 export function commandEntries(commands) {

@@ -1,4 +1,4 @@
-/* global document */
+/* global document, File */
 /**
  * The slash-command composer: pick a command in the palette (palette.js), then fill one input per
  * option (option-inputs.js) with the hint line saying what each one is for, and send it.
@@ -31,7 +31,7 @@ export class Composer {
     this.suggestions = new OptionSuggestions({
       popup: deps.popup,
       getState: deps.getState,
-      choices: (option, typed) => deps.autocomplete(this.entry, { ...this.values(false), [option.name]: typed }, option.name),
+      choices: (option, typed) => deps.autocomplete(this.entry, { ...this.typedValues(), [option.name]: typed }, option.name),
       onFocus: (option) => this.renderHint(option),
     });
 
@@ -135,14 +135,21 @@ export class Composer {
     const out = {};
     for (const [name, { option, input }] of this.inputs) {
       const field = input.field ?? input;
-      const raw = (input.autocomplete ? (field.dataset.value ?? field.value) : field.value).trim();
-      if (raw !== '') out[name] = optionValue(option, raw);
+      // A picked file is kept as itself; the page uploads it before sending the command (actions.js).
+      const raw = input.file ? field.files?.[0] : (input.autocomplete ? (field.dataset.value ?? field.value) : field.value).trim();
+      if (raw instanceof File) out[name] = raw;
+      else if (raw) out[name] = optionValue(option, raw);
       else if (strict && option.required) {
         field.focus();
         throw new Error(`${localized(option, 'name', locale)}: ${tr(lang, 'field.required')}`);
       }
     }
     return out;
+  }
+
+  /** What autocomplete sends: the typed values, not files (Discord uploads those only on send). */
+  typedValues() {
+    return Object.fromEntries(Object.entries(this.values(false)).filter(([name]) => !this.inputs.get(name)?.input.file));
   }
 
   setError(text) {

@@ -5,41 +5,21 @@
 import { $ } from './dom.js';
 import { groupNodes } from './group-view.js';
 import { tr } from './i18n.js';
+import { placeInLog } from './log-order.js';
+import { renderPosts } from './posts.js';
+import { hooks, renderContext } from './render-context.js';
 import { toBottom } from './scroll.js';
-import { actorInfo, channelById, store, ui } from './state.js';
+import { actorInfo, isNewer, store, ui } from './state.js';
 
-/** Set by the page at start: what a button press and a bot's form lead to, and where errors go. */
-const hooks = { onButton: () => undefined, onModal: () => undefined, onError: () => undefined };
-
-export function setConversationHooks(given) {
-  Object.assign(hooks, given);
-}
-
-function renderContext() {
-  const info = ui.info;
-  const sandboxOrigin = info.sandboxOrigin;
-  return {
-    lang: ui.lang,
-    bot: { id: info.bot.id, username: info.bot.username, avatar: info.bot.avatar },
-    channelName: (id) => channelById(id)?.name,
-    userName: (id) => info.members.find((m) => m.id === id)?.name,
-    roleName: (id) => info.roles.find((r) => r.id === id)?.name,
-    // The sandbox's self-signed HTTPS is not trusted by browsers: its media comes through the proxy.
-    link: (url) => (url.startsWith(`${sandboxOrigin}/`) ? `/sandbox/${url.slice(sandboxOrigin.length + 1)}` : url),
-    onButton: (message, customId, button) => hooks.onButton(message, customId, button),
-    onDismiss: (message) => {
-      const root = store.messageRoot.get(message.id);
-      store.groups.get(root)?.dismissed.add(message.id);
-      renderGroup(root);
-    },
-  };
+function dismiss(message) {
+  const root = store.messageRoot.get(message.id);
+  store.groups.get(root)?.dismissed.add(message.id);
+  renderGroup(root);
 }
 
 /** The newest version of a message wins (an older snapshot may arrive after an edit). */
 export function keepMessage(message) {
-  const known = store.messages.get(message.id);
-  const stamp = (m) => Date.parse(m.edited_timestamp ?? m.timestamp ?? 0) || 0;
-  if (!known || stamp(message) >= stamp(known)) store.messages.set(message.id, message);
+  if (isNewer(message, store.messages.get(message.id))) store.messages.set(message.id, message);
 }
 
 export function absorb(snapshot) {
@@ -85,34 +65,14 @@ export function cancelForm(root) {
 export function renderGroup(root) {
   const group = store.groups.get(root);
   if (!group || group.channelId !== ui.channelId) return;
-  const log = $('log');
-  const old = [...log.querySelectorAll(`[data-group="${root}"]`)];
-  const fresh = groupNodes(group, renderContext(), actorInfo().userId);
-  if (old.length) {
-    old[0].before(...fresh);
-    for (const node of old) node.remove();
-  } else {
-    const next = laterGroupNode(root);
-    if (next) next.before(...fresh);
-    else log.append(...fresh);
-  }
-  $('welcome').hidden = log.children.length > 0;
-}
-
-/** The first element drawn for a conversation started after `root` (one hidden until now goes before it). */
-function laterGroupNode(root) {
-  const roots = [...store.groups.keys()];
-  for (const later of roots.slice(roots.indexOf(root) + 1)) {
-    const node = $('log').querySelector(`[data-group="${later}"]`);
-    if (node) return node;
-  }
-  return null;
+  placeInLog(`[data-group="${root}"]`, root, groupNodes(group, renderContext(dismiss), actorInfo().userId));
 }
 
 /** Redraws the log: another channel, language or acting user. */
 export function renderAll() {
   $('log').replaceChildren();
   for (const group of store.groups.values()) if (group.channelId === ui.channelId) renderGroup(group.root);
+  renderPosts();
   $('welcome').hidden = $('log').children.length > 0;
   toBottom();
 }

@@ -1,4 +1,3 @@
-/* global console */
 /**
  * One conversation (a command, the bot's answers, the buttons pressed and forms sent from it) as
  * the elements the acting user sees. Ephemeral messages are visible only to the user whose
@@ -7,7 +6,7 @@
  */
 import { el } from './dom.js';
 import { tr } from './i18n.js';
-import { FLAG_EPHEMERAL, renderMessage, renderPending, renderUnreadable } from './render.js';
+import { FLAG_EPHEMERAL, renderMessageSafely, renderPending } from './render.js';
 import { store } from './state.js';
 
 const isEphemeral = (message) => Boolean((message.flags ?? 0) & FLAG_EPHEMERAL);
@@ -44,21 +43,12 @@ function pendingState(group) {
   return 'sending';
 }
 
-function drawMessage(message, ctx, header) {
-  try {
-    return renderMessage(message, ctx, { header });
-  } catch (error) {
-    console.error('a message could not be drawn', message.id, error);
-    return renderUnreadable(message, ctx);
-  }
-}
-
 /** The elements of `group` for `viewerId` (an empty list when nothing of it is theirs to see). */
 export function groupNodes(group, ctx, viewerId) {
   const list = visibleMessages(group, viewerId);
   const own = group.header.userId === viewerId;
   const nodes = list.length
-    ? list.map((m, i) => drawMessage(m, ctx, i === 0 ? group.header : null))
+    ? list.map((m, i) => renderMessageSafely(m, ctx, { header: i === 0 ? group.header : null }))
     : own
       ? [renderPending(group.header, ctx, pendingState(group))]
       : [];

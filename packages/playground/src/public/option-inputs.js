@@ -1,8 +1,9 @@
-/* global document */
+/* global document, DataTransfer, File */
 /**
  * One input per command option, as Discord's composer offers them: choices, channels (of the
  * allowed types), members and roles as selects, booleans as True/False, numbers with their bounds,
- * text with its description, and bot-suggested values (autocomplete.js).
+ * text with its description, files picked from the visitor's disk, and bot-suggested values
+ * (autocomplete.js).
  */
 import { T } from './commands.js';
 import { el } from './dom.js';
@@ -25,7 +26,10 @@ export function optionInput(option, previous, state, { onFocus, suggestions }) {
     case T.MENTIONABLE:
       return select(members.map((m) => ({ name: `@${m.name}`, value: m.id })));
     case T.ROLE:
-      return select(roles.map((r) => ({ name: `@${r.name}`, value: r.id })));
+      // @everyone already has its @.
+      return select(roles.map((r) => ({ name: r.name.startsWith('@') ? r.name : `@${r.name}`, value: r.id })));
+    case T.ATTACHMENT:
+      return fileInput(option, previous, lang, onFocus);
     case T.BOOLEAN:
       return select([
         { name: tr(lang, 'composer.true'), value: 'true' },
@@ -48,6 +52,29 @@ function selectInput(option, previous, choices, placeholder, onFocus) {
   if (previous !== undefined && choices.some((c) => String(c.value) === String(previous))) s.value = String(previous);
   s.addEventListener('focus', () => onFocus(option));
   return s;
+}
+
+/**
+ * A file picker: the native input (what a test's setInputFiles fills) under a label naming the
+ * picked file. `previous` is a File kept across redraws. The field's `file` holds the pick.
+ */
+function fileInput(option, previous, lang, onFocus) {
+  const field = el('input', { type: 'file', name: option.name, 'data-testid': `option-${option.name}`, class: 'file-field' });
+  const label = el('span', { class: 'file-name' });
+  const show = () => {
+    const file = field.files?.[0];
+    label.textContent = file ? file.name : tr(lang, 'composer.pickFile');
+    label.classList.toggle('picked', Boolean(file));
+  };
+  if (previous instanceof File) {
+    const picked = new DataTransfer();
+    picked.items.add(previous);
+    field.files = picked.files;
+  }
+  show();
+  field.addEventListener('change', show);
+  field.addEventListener('focus', () => onFocus(option));
+  return { wrapper: el('span', { class: 'file-picker' }, [field, label]), field, file: true };
 }
 
 function textInput(option, previous, locale, onFocus) {

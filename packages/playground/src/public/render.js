@@ -1,9 +1,11 @@
+/* global console */
 /**
  * Discord API messages (what the bot sent the emulator) → the renderer's web components: a
- * <discord-message> with its content, embeds and buttons (embed.js). The labels the renderer has
- * only in English are drawn here in the client's language instead: the private-answer line under
- * an ephemeral message and the "<user> used /command" line above an answer.
+ * <discord-message> with its content, files (attachments.js), embeds and buttons (embed.js). The
+ * labels the renderer has only in English are drawn here in the client's language instead: the
+ * private-answer line under an ephemeral message and the "<user> used /command" line above an answer.
  */
+import { renderAttachments } from './attachments.js';
 import { messageTime } from './dates.js';
 import { el, icon } from './dom.js';
 import { renderComponents, renderEmbed } from './embed.js';
@@ -41,6 +43,8 @@ export function renderMessage(message, ctx, opts = {}) {
   } else if (message.content) {
     node.append(renderMarkdown(message.content, { ...ctx, inEmbed: false }));
   }
+  const files = renderAttachments(message, ctx);
+  if (files) node.append(files);
   for (const embed of message.embeds ?? []) node.append(renderEmbed(embed, ctx));
   const components = renderComponents(message, ctx);
   if (components) node.append(components);
@@ -48,8 +52,18 @@ export function renderMessage(message, ctx, opts = {}) {
   return node;
 }
 
+/** renderMessage, or what stands for a message that fails to draw: one such never stops the others. */
+export function renderMessageSafely(message, ctx, opts = {}) {
+  try {
+    return renderMessage(message, ctx, opts);
+  } catch (error) {
+    console.error('a message could not be drawn', message.id, error);
+    return renderUnreadable(message, ctx);
+  }
+}
+
 /** What stands for a message the page could not draw, so the rest of its conversation still shows. */
-export function renderUnreadable(message, ctx) {
+function renderUnreadable(message, ctx) {
   const node = messageNode(message, ctx);
   node.append(el('div', { class: 'status-line expired' }, [tr(ctx.lang, 'message.failed')]));
   return node;

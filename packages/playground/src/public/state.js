@@ -9,9 +9,11 @@ export const ui = {
   lang: 'en',
   actor: 'admin',
   channelId: '',
-  /** /api/state: guild, channels, members, roles, actors, bot, transport, commands, notes, demo key. */
+  /** /api/state: guild, channels, members, roles, actors, bot, transport, commands, notes, demo key, attachments URL. */
   info: null,
   botRunning: true,
+  /** Channels with a post the visitor has not looked at yet. */
+  unread: new Set(),
 };
 
 export const store = {
@@ -37,3 +39,9 @@ export const actorInfo = () => ui.info.actors[ui.actor];
 /** Who the API calls are made as: the acting user and their client's locale. */
 export const who = () => ({ actor: ui.actor, locale: locale() });
 export const channelById = (id) => ui.info.channels.find((c) => c.id === id);
+
+/** Whether `message` is at least as new as `known` (an older copy may arrive after an edit). */
+export function isNewer(message, known) {
+  const stamp = (m) => Date.parse(m.edited_timestamp ?? m.timestamp ?? 0) || 0;
+  return !known || stamp(message) >= stamp(known);
+}

@@ -1,0 +1,47 @@
+/**
+ * The bot's own posts in a channel, made through the REST API rather than as an interaction's
+ * answer (the audit channel's embeds, for one): public, in the order they were posted among the
+ * conversations, live as they are created, edited or deleted. A post in a channel the visitor is
+ * not looking at marks that channel unread, as Discord does.
+ */
+import { api } from './api.js';
+import { $ } from './dom.js';
+import { placeInLog } from './log-order.js';
+import { renderMessageSafely } from './render.js';
+import { renderContext } from './render-context.js';
+import { isNewer, ui } from './state.js';
+
+/** Channel posts by id (the newest version of each). */
+const posts = new Map();
+
+/** A message the bot posted in a channel itself: neither an interaction's answer nor a webhook's. */
+export const isChannelPost = (message, interactionId) => interactionId === null && !message.webhook_id && !message.interaction_metadata;
+
+function renderPost(message) {
+  if (message.channel_id !== ui.channelId) return;
+  const nodes = posts.has(message.id) ? [renderMessageSafely(message, renderContext())] : [];
+  for (const node of nodes) node.dataset.post = message.id;
+  placeInLog(`[data-post="${message.id}"]`, message.id, nodes);
+}
+
+/** Takes in a created, updated or deleted post; `onUnread(channelId)` when it lands elsewhere. */
+export function absorbPost(action, message, onUnread) {
+  if (action === 'delete') posts.delete(message.id);
+  else if (isNewer(message, posts.get(message.id))) posts.set(message.id, message);
+  if (message.channel_id === ui.channelId) renderPost(message);
+  else if (action === 'create') onUnread(message.channel_id);
+}
+
+/** Draws the current channel's posts (after the log was cleared). */
+export function renderPosts() {
+  for (const message of posts.values()) if (message.channel_id === ui.channelId) renderPost(message);
+}
+
+/** Every post already made in the server (at start, and after the event stream reconnects). */
+export async function loadPosts() {
+  const { posts: list } = await api('/api/posts');
+  posts.clear();
+  for (const message of list) posts.set(message.id, message);
+  for (const node of $('log').querySelectorAll('[data-post]')) node.remove();
+  renderPosts();
+}
