@@ -1,0 +1,236 @@
+/**
+ * What issue 13's end-to-end stories (audit.test.ts, transfer.test.ts) share: one Stack (real bot
+ * process, Discord emulator, HTTPS sandbox) whose guilds each story owns alone, so the English and
+ * the Spanish run never see each other's feeds, keys, budget or audit channel; the users who act
+ * in them; and the checks every story ends with (no secret reached Discord or a log line).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { APIEmbed, APIMessage } from 'discord-api-types/v10';
+import { SCOPES } from '@feedbot/feed-api-contract';
+import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, type StackOptions } from '@feedbot/playground';
+import {
+  DEFAULT_EVERYONE_PERMISSIONS,
+  fixedSnowflake,
+  type ActorOverrides,
+  type EmulatedGuild,
+  type InteractionInput,
+  type InteractionSnapshot,
+  type Violation,
+} from '@feedbot/discord-emulator';
+import { langFor, translator, type Lang, type Translator } from '../../src/i18n/index.js';
+import { silentLogger } from '../../src/logger.js';
+
+export const LANGS = ['en', 'es'] as const satisfies readonly Lang[];
+export const LOCALE: Record<Lang, string> = { en: 'en-US', es: 'es-ES' };
+export const TRANSPORTS = ['gateway', 'http'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** A member trusted with feeds through a feed-manager role (no Manage Server). */
+export const CREW_USER_ID = '1400000000000000013';
+
+/** A guild a story owns: #news and #media for feeds, #audit for the audit trail, #doomed to delete. */
+export interface StoryGuild {
+  id: string;
+  lang: Lang;
+  locale: string;
+  t: Translator;
+  channels: { news: string; media: string; audit: string; doomed: string };
+  adminRoleId: string;
+  crewRoleId: string;
+  guild: EmulatedGuild;
+}
+
+/** Guild `n` (1, 2…) of a stack, in `lang`: its ids are fixed, so a failure names the same ids every run. */
+export function storyGuild(n: number, lang: Lang, name: string): StoryGuild {
+  const ms = 300_000_000_000 + n * 1000;
+  const id = fixedSnowflake(ms, 0);
+  const [category, news, media, audit, doomed] = [1, 2, 3, 4, 5].map((low) => fixedSnowflake(ms, low)) as [string, string, string, string, string];
+  const adminRoleId = fixedSnowflake(ms, 100);
+  const crewRoleId = fixedSnowflake(ms, 101);
+  const text = (channelId: string, channelName: string, position: number) => ({ id: channelId, name: channelName, type: 0, parentId: category, position });
+  const guild: EmulatedGuild = {
+    id,
+    name,
+    ownerId: ADMIN_USER_ID,
+    // #news first: interactions happen there by default, so #audit holds nothing but the audit posts.
+    channels: [{ id: category, name: 'Feeds', type: 4, position: 0 }, text(news, 'news', 0), text(media, 'media', 1), text(audit, 'audit', 2), text(doomed, 'doomed', 3)],
+    roles: [
+      { id, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 },
+      { id: adminRoleId, name: 'Admin', permissions: ADMIN_PERMISSIONS, position: 2 },
+      { id: crewRoleId, name: 'Feed crew', permissions: '0', position: 1 },
+    ],
+    members: [
+      { userId: ADMIN_USER_ID, username: 'ana_admin', roles: [adminRoleId] },
+      { userId: CREW_USER_ID, username: 'cris_crew', roles: [crewRoleId] },
+      { userId: MEMBER_USER_ID, username: 'max_member' },
+    ],
+  };
+  return { id, lang, locale: LOCALE[lang], t: translator(langFor(LOCALE[lang])), channels: { news, media, audit, doomed }, adminRoleId, crewRoleId, guild };
+}
+
+/** Who acts, in the story's guild and language. */
+export function actor(g: StoryGuild, who: 'admin' | 'crew' | 'member'): ActorOverrides & { guildId: string } {
+  const base = { guildId: g.id, locale: g.locale };
+  if (who === 'admin') return { ...base, userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS, roles: [g.adminRoleId] };
+  if (who === 'crew') return { ...base, userId: CREW_USER_ID, permissions: MEMBER_PERMISSIONS, roles: [g.crewRoleId] };
+  return { ...base, userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS, roles: [] };
+}
+
+/**
+ * Runs a story in both languages at once, each in its own guilds; waits for both, then fails
+ * with the first failure, named by its language.
+ */
+export async function inEachLanguage(story: (lang: Lang) => Promise<void>): Promise<void> {
+  const results = await Promise.allSettled(LANGS.map((lang) => story(lang)));
+  for (const [i, result] of results.entries()) {
+    if (result.status === 'fulfilled') continue;
+    const error: unknown = result.reason;
+    if (error instanceof Error) error.message = `[${LANGS[i]}] ${error.message}`;
+    throw error;
+  }
+}
+
+export const messagesOf = (s: InteractionSnapshot): APIMessage[] => [...(s.original && !s.originalDeleted ? [s.original] : []), ...s.followUps];
+
+export function lastMessage(s: InteractionSnapshot): APIMessage {
+  const m = messagesOf(s).at(-1);
+  if (!m) throw new Error(`no message for interaction ${s.id} (${s.state}): ${JSON.stringify(s.errors)}`);
+  return m;
+}
+
+export const text = (m: APIMessage | undefined): string => JSON.stringify({ content: m?.content, embeds: m?.embeds });
+
+/** A stack of its own for one file and transport, with `guilds` and the commands deployed globally. */
+export class StoryStack {
+  /** Every API key a story handed out: none may reach Discord or a log line. */
+  readonly keys = new Set<string>();
+  /** The latest key generated for each guild. */
+  private readonly latest = new Map<string, string>();
+
+  private constructor(
+    readonly stack: Stack,
+    private readonly dir: string,
+  ) {}
+
+  static async start(transport: Transport, guilds: readonly StoryGuild[], opts: Pick<StackOptions, 'rateLimit'> = {}): Promise<StoryStack> {
+    const dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-issue13-'));
+    const stack = await Stack.start({ dataDir: dir, logger: silentLogger(), extraGuilds: guilds.map((g) => g.guild), transport, ...opts });
+    const story = new StoryStack(stack, dir);
+    try {
+      for (const g of guilds) await stack.sandbox.admin.createServer(g.id, 'server');
+      // Global, as in production: every guild of the stack gets the commands.
+      await stack.deployCommands({ global: true });
+      await stack.startBot();
+    } catch (error) {
+      await story.close();
+      throw error;
+    }
+    return story;
+  }
+
+  get emulator() {
+    return this.stack.emulator;
+  }
+
+  get sandbox() {
+    return this.stack.sandbox;
+  }
+
+  async close(): Promise<void> {
+    await this.stack.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** A new key for the guild (as its owner does in the dashboard): the previous one stops working. */
+  async newKey(g: StoryGuild): Promise<string> {
+    const key = await this.sandbox.admin.generateKey(g.id, [...SCOPES]);
+    this.keys.add(key);
+    this.latest.set(g.id, key);
+    return key;
+  }
+
+  /** The guild's current key (the latest newKey), for requests made as the key's owner's other tools. */
+  currentKey(g: StoryGuild): string {
+    const key = this.latest.get(g.id);
+    if (!key) throw new Error(`no key was generated for guild ${g.id}`);
+    return key;
+  }
+
+  async send(input: InteractionInput, timeoutMs = 15_000): Promise<InteractionSnapshot> {
+    return this.emulator.sendInteraction(input).waitForFinal({ timeoutMs });
+  }
+
+  /** `/feed <sub>` (or any command) as `who`, answered: its last message. */
+  async command(g: StoryGuild, who: 'admin' | 'crew' | 'member', commandName: string, sub: string, options: Record<string, string | number | boolean> = {}, extra: Partial<InteractionInput> = {}): Promise<APIMessage> {
+    // 'group sub', 'sub', or '' for a command without subcommands.
+    const [group, subcommand] = sub.includes(' ') ? sub.split(' ') : [undefined, sub || undefined];
+    const names = { ...(group ? { subcommandGroup: group } : {}), ...(subcommand ? { subcommand } : {}) };
+    return lastMessage(await this.send({ type: 'command', commandName, ...names, options, ...actor(g, who), ...extra } as InteractionInput));
+  }
+
+  /** /apikey set through its modal, as the guild's admin. */
+  async setKey(g: StoryGuild, key: string): Promise<APIMessage> {
+    this.keys.add(key);
+    const opened = await this.emulator.sendInteraction({ type: 'command', commandName: 'apikey', subcommand: 'set', ...actor(g, 'admin') }).waitForAck();
+    expect(opened.ack?.type).toBe(9);
+    return lastMessage(await this.emulator.submitModal({ interactionId: opened.id, values: { key }, ...actor(g, 'admin') }).waitForFinal({ timeoutMs: 15_000 }));
+  }
+
+  /** Presses the button labelled `label` on `message` as `who`; resolves with the pressed interaction, settled. */
+  async press(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string, timeoutMs = 15_000): Promise<InteractionSnapshot> {
+    const buttons = (message.components ?? []).flatMap((row) => ('components' in row ? (row.components as { custom_id?: string; label?: string }[]) : []));
+    const button = buttons.find((b) => b.label === label);
+    if (!button?.custom_id) throw new Error(`no button "${label}" on message ${message.id}: ${JSON.stringify(buttons.map((b) => b.label))}`);
+    return this.emulator.pressButton({ messageId: message.id, customId: button.custom_id, ...actor(g, who) }).waitForFinal({ timeoutMs });
+  }
+
+  /** What the bot posted in a channel (not interaction answers), oldest first. */
+  posts(channelId: string): APIMessage[] {
+    return this.emulator.messages({ channelId });
+  }
+
+  /**
+   * The embeds posted in a channel, oldest first: one per audit event, whether each went out in
+   * a message of its own or with others that piled up meanwhile (src/audit/trail.ts).
+   */
+  embeds(channelId: string): APIEmbed[] {
+    return this.posts(channelId).flatMap((p) => p.embeds);
+  }
+
+  /** Waits until the channel holds `count` embeds, then for `quietMs` more to be sure no other one follows. */
+  async expectEmbeds(channelId: string, count: number, opts: { timeoutMs?: number; quietMs?: number } = {}): Promise<APIEmbed[]> {
+    await expect.poll(() => this.embeds(channelId).length, { timeout: opts.timeoutMs ?? 10_000, interval: 25 }).toBeGreaterThanOrEqual(count);
+    await new Promise((r) => setTimeout(r, opts.quietMs ?? 200));
+    const embeds = this.embeds(channelId);
+    expect(embeds.map((e) => e.title)).toHaveLength(count);
+    return embeds;
+  }
+
+  /** The created feed's id, from /feed create's answer (`#12` in its first field). */
+  static createdId(answer: APIMessage): number {
+    const id = /#(\d+)/.exec(answer.embeds[0]?.fields?.[0]?.value ?? '')?.[1];
+    if (!id) throw new Error(`not a created feed: ${text(answer)}`);
+    return Number(id);
+  }
+
+  /** No key handed out in this stack appears in anything the bot sent to Discord or logged. */
+  expectNoSecretLeaked(): void {
+    const sent = JSON.stringify(this.emulator.calls.map((c) => [c.path, c.body, c.response]));
+    const logged = JSON.stringify(this.stack.bot?.lines ?? []) + (this.stack.bot?.stderr ?? []).join('');
+    const shown = JSON.stringify(this.emulator.messages());
+    expect(this.keys.size).toBeGreaterThan(0);
+    for (const key of this.keys) {
+      expect(sent.includes(key), 'a key in a REST call to Discord').toBe(false);
+      expect(shown.includes(key), 'a key in a message').toBe(false);
+      expect(logged.includes(key), 'a key in a log line').toBe(false);
+    }
+  }
+
+  /** Nothing the bot sent was refused by the emulator as Discord would refuse it, but what a story caused on purpose. */
+  expectNoViolations(expected: (v: Violation) => boolean = () => false): void {
+    expect(this.emulator.violations.filter((v) => !expected(v)).map((v) => `${v.kind} ${v.code} ${v.method ?? ''} ${v.route} ${v.message}`)).toEqual([]);
+  }
+}
