@@ -41,7 +41,7 @@ const set: SlashDeclaration = {
     });
     if (missing.length > 0) throw new UserError('audit.set.missing', { channel: channel.id, missing: permissionList(ctx.t, missing) });
     // A new channel starts clean: a failure kept for the previous one is moot.
-    await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channel.id }));
+    await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channel.id, auditLocale: interaction.locale }));
     await ctx.respond.send({ embeds: [auditSetEmbed(ctx.t, channel.id)] });
   },
 };
@@ -51,7 +51,7 @@ const off: SlashDeclaration = {
   async run(_interaction, ctx) {
     const guildId = ctx.guildId();
     const was = (await ctx.services.settings.get(guildId)).auditChannelId;
-    if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, ...current }) => current);
+    if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, auditLocale: _l, ...current }) => current);
     await ctx.respond.send({ embeds: [auditOffEmbed(ctx.t, was)] });
   },
 };

@@ -45,11 +45,11 @@ export function createAuditTrail(deps: AuditTrailDeps): AuditTrail {
 
   /** Posts the oldest events that fit one message; returns how many it took off the queue. */
   async function postNext(guildId: string, queue: readonly Queued[]): Promise<number> {
-    const channelId = (await settings.get(guildId)).auditChannelId;
+    const { auditChannelId: channelId, auditLocale } = await settings.get(guildId);
     if (!channelId) return queue.length;
     const embeds = queue
       .slice(0, Limits.embedsPerMessage)
-      .map(({ event, locale, at }) => auditEmbed(translator(langFor(postLocale(client, guildId, locale))), event, new Date(at)));
+      .map(({ event, locale, at }) => auditEmbed(translator(langFor(postLocale(client, guildId, auditLocale ?? locale))), event, new Date(at)));
     const batch = packPages(embeds, Limits.embedsPerMessage, Limits.charsPerMessage, embedLength)[0] ?? [];
     const kinds = queue.slice(0, batch.length).map((q) => q.event.kind);
     try {
@@ -109,7 +109,8 @@ export function createAuditTrail(deps: AuditTrailDeps): AuditTrail {
 
 /**
  * The guild's language when it chose one (only a Community server can: the others all read
- * en-US), else the language of whoever caused the event.
+ * en-US), else `locale`: the language of the admin who chose the audit channel, or of whoever
+ * caused the event (records from before that was kept), so one channel speaks one language.
  */
 function postLocale(client: Client, guildId: string, locale: string | undefined): string | undefined {
   const guild = client.guilds.cache.get(guildId);

@@ -15,6 +15,11 @@ export const GuildSettingsSchema = z.object({
   v: z.literal(1),
   /** Where audit posts go; absent when the audit channel is off. */
   auditChannelId: Snowflake.optional(),
+  /**
+   * The Discord locale of the admin who chose the audit channel: the channel's language when the
+   * server has none of its own (only Community servers choose one), whoever caused an event.
+   */
+  auditLocale: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/).optional(),
   /** The last audit post that could not be delivered (reported once by `/feedbot audit-channel status`). */
   auditFailure: z
     .object({

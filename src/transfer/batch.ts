@@ -26,7 +26,8 @@
  *   await ctx.respond.send(finalReport(report)); // the caller's final edit
  */
 import type { Interaction } from 'discord.js';
-import { BadRequestError, NotFoundError, RateGateRefusalError, RateLimitedError } from '../api/errors.js';
+import { BadRequestError, NotFoundError, RateGateRefusalError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
+import { noticeRejectedKey } from '../audit/key-stopped.js';
 import type { HandlerContext } from '../bot/context.js';
 import type { ReplyPayload } from '../bot/responder.js';
 import type { MessageKey, Vars } from '../i18n/index.js';
@@ -153,8 +154,14 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 const MIN_WAIT_MS = 250;
 
 /** Runs `steps` for a handler: `runBatch(ctx, …)`. The caller sends the final report itself. */
-export function runBatch<R>(ctx: HandlerContext, options: BatchOptions<R>): Promise<BatchReport<R>> {
-  return runSteps(batchEnvironment(ctx), options);
+export async function runBatch<R>(ctx: HandlerContext, options: BatchOptions<R>): Promise<BatchReport<R>> {
+  const report = await runSteps(batchEnvironment(ctx), options);
+  // A 401 ends the batch here instead of reaching the router, which would tell the audit channel (once per key).
+  const guildId = ctx.interaction.guildId;
+  if (report.stop?.reason === 'error' && report.stop.error instanceof UnauthorizedError && guildId) {
+    await noticeRejectedKey(ctx.services, guildId, ctx.interaction.locale);
+  }
+  return report;
 }
 
 /** The runner itself, over any environment (unit tests give it a fake clock and message). */

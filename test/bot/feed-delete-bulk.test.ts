@@ -189,6 +189,15 @@ describe('/feed delete problemas', () => {
     );
     expect(report.fields!.at(-1)).toEqual({ name: 'Not attempted (2)', value: `**#13** @jaxa → <#${GONE_CHANNEL}>\n**#14** @isro → <#${OTHER}>` });
   });
+
+  botTest('a 401 that stops the batch tells the audit channel the key stopped working, as the router would', async ({ bot: h }) => {
+    await h.settings.update(GUILD_ID, (s) => ({ ...s, auditChannelId: '1300000000000000777' }));
+    const record = vi.spyOn(h.audit, 'record');
+    const asked = await ask(h, { problemas: true });
+    answerDelete(h, 12, 401, { error: 'invalid key' });
+    await h.run(buttonPress(buttons(asked)[0]!.custom_id));
+    expect(record.mock.calls.map(([guild, event]) => [guild, event.kind])).toEqual([[GUILD_ID, 'keyStoppedWorking']]);
+  });
 });
 
 describe('/feed delete: which feeds', () => {

@@ -143,6 +143,16 @@ describe('posts in the audit channel', () => {
     expect((auditPosts(h.discord.recorder)[0]!.body as AuditPostBody).allowed_mentions).toEqual({ parse: [] });
   });
 
+  botTest('speak the language of the admin who chose the channel, whoever causes the event', async ({ bot: h }) => {
+    install(h);
+    await h.run(audit('set', { canal: channel(AUDIT_CHANNEL_ID, 'audit') }, { locale: 'es-ES' }));
+    h.audit.record(GUILD_ID, { kind: 'feedDeleted', actor: { userId: ADMIN_ID }, feed: { id: 7, cuenta: 'nasa' } }, 'en-US');
+    await h.audit.flush();
+    expect(posts(h).map((p) => p.title)).toEqual(['Feed #7 eliminado']);
+    await h.run(audit('off'));
+    expect((await h.settings.get(GUILD_ID)).auditLocale).toBeUndefined();
+  });
+
   botTest('a feed deleted through a manager role names the role, in the language given', async ({ bot: h }) => {
     await setAuditChannel(h);
     h.audit.record(GUILD_ID, { kind: 'feedDeleted', actor: { userId: ADMIN_ID, viaRoleId: '1500000000000000099' }, feed: { id: 7, cuenta: 'nasa', canalId: '1300000000000000009' } }, 'es-ES');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIEmbed, APIMessage } from 'discord-api-types/v10';
 import { ADMIN_USER_ID } from '@feedbot/playground';
 import { Permission } from '@feedbot/discord-emulator';
-import { translator, type Lang } from '../../src/i18n/index.js';
+import type { Lang } from '../../src/i18n/index.js';
 import { CREW_USER_ID, LANGS, StoryStack, TRANSPORTS, inEachLanguage, lastMessage, storyGuild, text } from './story-kit.js';
 
 const titles = (embeds: APIEmbed[]) => embeds.map((e) => e.title);
@@ -121,10 +121,10 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
       // Listed again: still one message for that channel.
       await s.command(d, 'member', 'feed', 'list');
       const warning = (await s.expectEmbeds(audit, before + 1, { quietMs: 400 })).at(-1)!;
-      // Over the gateway the deleted channel's name is known, and nobody's locale comes with
-      // CHANNEL_DELETE: the post is in the guild's language, en-US for a server that is not a
-      // Community server (src/audit/trail.ts). Over HTTP the member whose list noticed it gives both.
-      const [channel, w] = transport === 'gateway' ? ['#doomed', translator('en')] : [d.channels.doomed, t];
+      // The post speaks the language of the admin who chose the audit channel (src/audit/trail.ts),
+      // though nobody's locale comes with CHANNEL_DELETE. Over the gateway the deleted channel's
+      // name is known; over HTTP the list that noticed it knows only its id.
+      const [channel, w] = [transport === 'gateway' ? '#doomed' : d.channels.doomed, t];
       expect(warning.title).toBe(w('audit.channelDeleted.title', { channel }));
       for (const id of gone) expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.id.name')}:${id}\``);
       expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.problemas.name')}:True\``);
