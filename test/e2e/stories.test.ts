@@ -98,7 +98,7 @@ describe.each(VARIANTS.filter((v) => v !== 'replicas' || !replicasMissing))('a s
   it('deploys the commands with one bulk overwrite to the dev guild', async () => {
     const out = await stack.deployCommands();
     expect(out).toMatch(/Registered 4 commands \(guild 1100000000000000001\)/);
-    expect(stack.emulator.commands(DEMO_GUILD_ID).map((c) => c.name).sort()).toEqual(['apikey', 'feed', 'stats']);
+    expect(stack.emulator.commands(DEMO_GUILD_ID).map((c) => c.name).sort()).toEqual(['apikey', 'feed', 'feedbot', 'stats']);
     const puts = stack.emulator.calls.filter((c) => c.method === 'PUT' && c.route.includes('/commands'));
     expect(puts).toHaveLength(1);
   }, 60_000);

@@ -72,14 +72,19 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the playground’s channels,
     await pg.shot('21-audit-post');
   });
 
-  it('a Spanish client sees the next audit post arrive live, in Spanish, while looking at the channel', async () => {
+  it('a Spanish admin who points the audit channel at #audit-log again sees the next post arrive live, in Spanish', async () => {
     await pg.speak('es');
+    // The channel speaks the language of whoever chose it last.
+    const set = await pg.run('feedbot audit-channel set', () => page.getByTestId('option-canal').selectOption({ label: '# audit-log' }).then(() => undefined));
+    await expect.poll(() => set(EPHEMERAL).textContent()).toContain('se publican en');
     await createFeed('@auditoria.prueba', 'media', /Feed creado/);
     const post = postWith('@auditoria.prueba');
     await post.locator('discord-embed').waitFor();
     await expect(post.locator('discord-embed').getAttribute('embed-title')).resolves.toMatch(/^Feed #\d+ creado$/);
     await pg.shot('22-audit-post-es');
     await pg.speak('en');
+    const back = await pg.run('feedbot audit-channel set', () => page.getByTestId('option-canal').selectOption({ label: '# audit-log' }).then(() => undefined));
+    await expect.poll(() => back(EPHEMERAL).textContent()).toContain('are posted in');
   });
 
   it.each([
