@@ -24,6 +24,7 @@ import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
 import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
+import { MemoryPendingStore } from './bot/pending.js';
 
 export interface BotApp {
   client: Client;
@@ -103,6 +104,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     settings,
     audit: createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) }),
     channels: new ChannelDirectory(client),
+    pending: sharedState?.pendingConfirmations() ?? new MemoryPendingStore(),
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
   };

@@ -1,11 +1,12 @@
 /**
  * /feed delete canal:#channel | problemas:true — every feed of one channel, or every feed with a
- * health warning. One private confirmation lists them; the plan stays in this process, keyed by
- * the asking interaction (a custom_id has room for 100 characters only). Delete checks the
- * permission again, skips the feeds gone meanwhile, and deletes the rest one by one through the
- * batch runner (src/transfer/batch.ts): one progress message, waits for the request budget's
- * reset, stops before the interaction's token expires, then a final report. Each feed deleted
- * gets its audit post.
+ * health warning. One private confirmation lists them; the plan is kept in the pending store
+ * (shared by the replicas: the press may reach another), keyed by the asking interaction (a
+ * custom_id has room for 100 characters only). Delete checks the permission again, skips the
+ * feeds gone meanwhile, and deletes the rest one by one through the batch runner
+ * (src/transfer/batch.ts): one progress message, waits for the request budget's reset, stops
+ * before the interaction's token expires, then a final report. Each feed deleted gets its audit
+ * post.
  */
 import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
 import type { DeleteFeedResponse } from '@feedbot/feed-api-contract';
@@ -29,6 +30,7 @@ import {
 import { batchProgressEmbed, batchStopLine } from '../../src/render/transfer.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
+import { BulkPlanSchema } from './pending-values.js';
 
 /** Which feeds a bulk delete is about. */
 export type BulkTarget = { kind: 'channel'; channelId: string } | { kind: 'problems' };
@@ -51,11 +53,9 @@ export interface BulkDelete {
   dispose(): void;
 }
 
-/** One per running bot: the open plans and the running deletes belong to it. */
+/** One per running bot: the expiry timers of the plans it asked, and its running deletes, belong to it. */
 export function createBulkDelete(): BulkDelete {
-  const plans = new PendingConfirmations<readonly FeedSummary[]>();
-  /** Asking interactions whose Delete is running: a second press is told, not answered as expired. */
-  const running = new Set<string>();
+  const plans = new PendingConfirmations<readonly FeedSummary[]>('bulk-delete', BulkPlanSchema);
   /** Aborted when the bot stops: a running delete ends with its report instead of being cut. */
   const stopping = new AbortController();
 
@@ -73,7 +73,7 @@ export function createBulkDelete(): BulkDelete {
     }
     const { ttl, expires } = confirmationExpiry(ctx);
     const state = { userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
-    plans.start(interaction.id, chosen.map(({ feed }) => feed), ttl, expireConfirmation(interaction, ctx));
+    await plans.start(ctx, interaction.id, chosen.map(({ feed }) => feed), ttl, expireConfirmation(interaction, ctx));
     await ctx.respond.send(
       bulkDeleteConfirmation(
         ctx.t,
@@ -90,25 +90,26 @@ export function createBulkDelete(): BulkDelete {
     answer: 'update',
     ephemeral: true,
     async run(interaction, ctx, { answer, asked, expires }) {
-      // Its progress is on this very message: answering "expired" would replace it.
-      if (running.has(asked)) throw new UserError('bulkDelete.alreadyRunning');
-      // Whatever this press leads to, the plan is answered (and its expiry timer released).
-      const feeds = plans.take(asked);
-      if (!feeds || ctx.now() > expires * 1000) {
-        await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
-        return;
-      }
-      if (answer !== 'yes') {
-        await ctx.respond.send({ embeds: [bulkDeleteCancelledEmbed(ctx.t)], components: [] });
-        return;
-      }
-      running.add(asked);
+      // Held, on any replica, by a press whose delete runs: its progress is on this very message,
+      // which answering "expired" would replace.
+      const claim = await plans.claim(ctx, asked);
+      if (!claim) throw new UserError('bulkDelete.alreadyRunning');
       try {
+        // Whatever this press leads to, the plan is answered (and its expiry timer released).
+        const feeds = await plans.take(ctx, asked);
+        if (!feeds || ctx.now() > expires * 1000) {
+          await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
+          return;
+        }
+        if (answer !== 'yes') {
+          await ctx.respond.send({ embeds: [bulkDeleteCancelledEmbed(ctx.t)], components: [] });
+          return;
+        }
         // Not a declared precondition: Cancel and an expired confirmation need no permission.
         const actor = await ctx.requireFeedManager('deleteFeed');
         await deleteAll(interaction, ctx, feeds, actor, stopping.signal);
       } finally {
-        running.delete(asked);
+        await claim.release();
       }
     },
   });

@@ -1,15 +1,27 @@
 /**
- * The open delete confirmations of one running bot, by the id of the interaction that asked:
- * what each one is about (kept here, not in the custom_id, which has room for 100 characters
- * only) and the timer that takes its buttons away when it expires (components never do).
+ * The open confirmations of /feed delete, bulk delete and /feed import, by the id of the
+ * interaction that asked: what each one is about, kept in the services' pending store (not in
+ * the custom_id, which has room for 100 characters only; shared by the replicas with REDIS_URL,
+ * since the press may reach another replica than the question), and, in the process that asked,
+ * the timer that takes its buttons away when it expires (components never do).
  */
 import type { ChatInputCommandInteraction } from 'discord.js';
+import type { ZodType } from 'zod';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
 import type { HandlerContext } from '../../src/bot/context.js';
+import { ConfirmationsUnavailableError, type PendingStore } from '../../src/bot/pending.js';
+import type { Logger } from '../../src/logger.js';
 import { confirmationExpiredEmbed } from '../../src/render/delete.js';
 
 const DEFAULT_CONFIRM_TTL_MS = 60_000;
+/**
+ * A stored value outlives its confirmation by this much: the asking process's timer must still
+ * find it, and take it, to show "expired". Presses check the expiry in their custom_id.
+ */
+const STORE_GRACE_MS = 30_000;
+/** A press's work (bulk delete, import) ends within its token's 15 minutes: a mark left by a replica that died mid-run lapses then. */
+const CLAIM_TTL_MS = 15 * 60_000;
 
 /** How long a confirmation stays valid (`confirmTtlMs`, default 60 s), and the moment that is. */
 export function confirmationExpiry(ctx: HandlerContext): { ttl: number; expires: Date } {
@@ -32,37 +44,116 @@ export function expireConfirmation(interaction: ChatInputCommandInteraction, ctx
   };
 }
 
-export class PendingConfirmations<T> {
-  private readonly open = new Map<string, { value: T; timer: NodeJS.Timeout }>();
+/** A press's hold on its confirmation while its work runs (another press, on any replica, is refused meanwhile). */
+export interface Claim {
+  /** Never throws: a mark that cannot be released lapses by itself. */
+  release(): Promise<void>;
+}
 
-  /** Keeps `value` for `ms`; then drops it and calls `onExpiry`. */
-  start(key: string, value: T, ms: number, onExpiry: () => void): void {
-    this.take(key);
+/**
+ * One kind of confirmation (`kind` namespaces its keys): values written as JSON and checked with
+ * `schema` when read back. Store failures reach the user as ConfirmationsUnavailableError.
+ */
+export class PendingConfirmations<T> {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly kind: string,
+    private readonly schema: ZodType<T>,
+  ) {}
+
+  /**
+   * Stores `value` where every replica finds it, then arms this process's timer: after `ttlMs`,
+   * `onExpiry` runs if no press (on any replica) took the value meanwhile.
+   */
+  async start(ctx: HandlerContext, asked: string, value: T, ttlMs: number, onExpiry: () => void): Promise<void> {
+    const { pending, logger } = ctx.services;
+    await this.guard(ctx, 'put', () => pending.put(this.key(asked), JSON.stringify(value), ttlMs + STORE_GRACE_MS));
+    this.stopTimer(asked);
     const timer = setTimeout(() => {
-      this.open.delete(key);
-      onExpiry();
-    }, ms);
+      this.timers.delete(asked);
+      void this.expire(pending, logger, asked, onExpiry);
+    }, ttlMs);
     timer.unref?.();
-    this.open.set(key, { value, timer });
+    this.timers.set(asked, timer);
   }
 
   /**
-   * What the confirmation was about, released with its timer: a press answers it once, and
-   * nothing keeps the asking interaction alive after. Undefined when it expired, was answered
-   * already, or was asked by another process (or before a restart).
+   * What the confirmation was about, taken: a confirmation is answered once across the replicas,
+   * and its timer here (if this process asked) is released. Undefined when it expired, was
+   * answered already, was asked before a restart without a shared store, or does not read back.
    */
-  take(key: string | undefined): T | undefined {
-    if (key === undefined) return undefined;
-    const entry = this.open.get(key);
-    if (!entry) return undefined;
-    clearTimeout(entry.timer);
-    this.open.delete(key);
-    return entry.value;
+  async take(ctx: HandlerContext, asked: string | undefined): Promise<T | undefined> {
+    if (asked === undefined) return undefined;
+    const json = await this.guard(ctx, 'take', () => ctx.services.pending.take(this.key(asked)));
+    this.stopTimer(asked);
+    return json === undefined ? undefined : this.read(ctx.services.logger, json);
   }
 
-  /** On shutdown: confirmations left open just expire by their custom_id. */
+  /** Marks the confirmation as being carried out by this press; undefined when another press holds it. */
+  async claim(ctx: HandlerContext, asked: string): Promise<Claim | undefined> {
+    const { pending, logger } = ctx.services;
+    const [key, owner] = [this.key(asked), ctx.interaction.id];
+    if (!(await this.guard(ctx, 'claim', () => pending.claim(key, owner, CLAIM_TTL_MS)))) return undefined;
+    return {
+      release: () =>
+        pending.release(key, owner).catch((error: unknown) => logger.warn({ err: error, confirmation: this.kind }, 'could not release a running confirmation; it lapses by itself')),
+    };
+  }
+
+  /**
+   * On shutdown: confirmations left open stay answerable (by another replica, with a shared
+   * store) until their custom_id's expiry; their buttons stay too, and their stored value lapses.
+   */
   dispose(): void {
-    for (const { timer } of this.open.values()) clearTimeout(timer);
-    this.open.clear();
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** "Expired" only for a confirmation nobody answered: taking it first means a press elsewhere cannot answer it after. */
+  private async expire(pending: PendingStore, logger: Logger, asked: string, onExpiry: () => void): Promise<void> {
+    let json: string | undefined;
+    try {
+      json = await pending.take(this.key(asked));
+    } catch (error) {
+      // Unknown whether a press elsewhere answered it (its message may show progress): left as is.
+      logger.warn({ err: error, confirmation: this.kind }, 'could not tell whether an expired confirmation was answered; its message is left as it is');
+      return;
+    }
+    if (json !== undefined) onExpiry();
+  }
+
+  private read(logger: Logger, json: string): T | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(json);
+    } catch {
+      value = undefined;
+    }
+    const checked = this.schema.safeParse(value);
+    if (checked.success) return checked.data;
+    logger.warn({ confirmation: this.kind, issues: checked.error.issues.length }, 'a stored confirmation did not read back; answered as expired');
+    return undefined;
+  }
+
+  private async guard<R>(ctx: HandlerContext, op: 'put' | 'take' | 'claim', work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ConfirmationsUnavailableError) {
+        ctx.services.logger.warn({ confirmation: this.kind, op }, 'the confirmation store did not answer; the user is asked to try again');
+      }
+      throw error;
+    }
+  }
+
+  private key(asked: string): string {
+    return `${this.kind}:${asked}`;
+  }
+
+  private stopTimer(asked: string): void {
+    const timer = this.timers.get(asked);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(asked);
   }
 }

@@ -16,6 +16,7 @@ import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
 import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
+import { FeedSummarySchema } from './pending-values.js';
 import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
 
 const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
@@ -74,7 +75,7 @@ export interface DeleteFeature {
 /** One per running bot: the open confirmations (and running bulk deletes) belong to it. */
 export function createDeleteFeature(): DeleteFeature {
   /** The feed each open confirmation is about, for the audit post after Delete. */
-  const pending = new PendingConfirmations<FeedSummary>();
+  const pending = new PendingConfirmations<FeedSummary>('delete', FeedSummarySchema);
   const bulk = createBulkDelete();
 
   async function askOne(interaction: ChatInputCommandInteraction, ctx: HandlerContext, id: number): Promise<void> {
@@ -86,7 +87,7 @@ export function createDeleteFeature(): DeleteFeature {
     const { ttl, expires } = confirmationExpiry(ctx);
     const confirmation: Confirmation = { id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
     const t = ctx.t;
-    pending.start(interaction.id, feedSummary(feed), ttl, expireConfirmation(interaction, ctx));
+    await pending.start(ctx, interaction.id, feedSummary(feed), ttl, expireConfirmation(interaction, ctx));
     await ctx.respond.send(
       deleteConfirmation(
         t,
@@ -123,7 +124,7 @@ export function createDeleteFeature(): DeleteFeature {
       // Whatever this press leads to, its confirmation is done: the answer replaces it, or a
       // failure is explained apart and the custom_id still refuses the buttons after their
       // expiry. A timer left armed would hold the asking interaction until it fires.
-      const feed = pending.take(asked) ?? { id: confirmation.id };
+      const feed = (await pending.take(ctx, asked)) ?? { id: confirmation.id };
       if (ctx.now() > confirmation.expires * 1000) {
         await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
         return;

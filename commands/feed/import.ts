@@ -2,10 +2,11 @@
  * /feed import <archivo> — creates feeds from a /feed export file (JSON or its CSV twin).
  *
  * Checks everything first (size, format, rows, channels of this server, duplicates in the file
- * and of existing feeds) and shows a private preview with Import / Cancel. The checked plan stays
- * in this process, keyed by the asking interaction (a custom_id has room for 100 characters
- * only); Import re-lists the feeds, skips anything created meanwhile and runs the creates through
- * the batch runner, which edits one progress message and waits out spent request budgets.
+ * and of existing feeds) and shows a private preview with Import / Cancel. The checked plan is
+ * kept in the pending store (shared by the replicas: the press may reach another), keyed by the
+ * asking interaction (a custom_id has room for 100 characters only); Import re-lists the feeds,
+ * skips anything created meanwhile and runs the creates through the batch runner, which edits one
+ * progress message and waits out spent request budgets.
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
@@ -28,6 +29,7 @@ import { readImportFile } from '../../src/transfer/format.js';
 import { importOutcome, importSteps } from '../../src/transfer/importer.js';
 import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
 import { PendingConfirmations } from './confirmations.js';
+import { ImportPlanSchema } from './pending-values.js';
 
 /** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */
 const IMPORT_PREVIEW_TTL_MS = 5 * 60_000;
@@ -56,11 +58,9 @@ export interface ImportFeature {
   dispose(): void;
 }
 
-/** One per running bot: the open previews, their timers and the running imports belong to it. */
+/** One per running bot: the expiry timers of the previews it showed, and its running imports, belong to it. */
 export function createImportFeature(): ImportFeature {
-  const previews = new PendingConfirmations<ImportPlan>();
-  /** Imports running, by preview: a second press on the same preview must not start another. */
-  const running = new Set<string>();
+  const previews = new PendingConfirmations<ImportPlan>('import', ImportPlanSchema);
   const stopping = new AbortController();
 
   const subcommand: SlashDeclaration = {
@@ -86,14 +86,16 @@ export function createImportFeature(): ImportFeature {
       const expires = new Date(ctx.now() + ttl);
       const state = { asked: interaction.id, userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000) };
       const ids = { confirm: importConfirmId.encode({ answer: 'yes', ...state }), cancel: importConfirmId.encode({ answer: 'no', ...state }) };
-      await ctx.respond.send(importPreview(ctx.t, { fileName: attachment.name, plan, expires, ids }));
-      if (plan.create.length === 0) return;
       const t = ctx.t;
-      previews.start(interaction.id, plan, ttl, () => {
-        void interaction
-          .editReply({ embeds: [importExpiredEmbed(t)], components: [] })
-          .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire an import preview'));
-      });
+      // Kept before it is shown: a press right after, on any replica, finds it. Nothing to import: no buttons, nothing kept.
+      if (plan.create.length > 0) {
+        await previews.start(ctx, interaction.id, plan, ttl, () => {
+          void interaction
+            .editReply({ embeds: [importExpiredEmbed(t)], components: [] })
+            .catch((error: unknown) => ctx.services.logger.debug({ err: error }, 'could not expire an import preview'));
+        });
+      }
+      await ctx.respond.send(importPreview(t, { fileName: attachment.name, plan, expires, ids }));
     },
   };
 
@@ -104,25 +106,25 @@ export function createImportFeature(): ImportFeature {
     answer: 'update',
     ephemeral: true,
     async run(interaction, ctx, { answer, asked, expires }) {
-      if (running.has(asked)) {
+      // Held first, on any replica: two presses arriving together (on one replica or two) start one import.
+      const claim = await previews.claim(ctx, asked);
+      if (!claim) {
         // A second press while it runs: acknowledge it and leave the progress message alone.
         await ctx.respond.defer();
         return;
       }
-      // Marked before anything is awaited: two presses arriving together start one import.
-      running.add(asked);
       try {
         if (ctx.now() > expires * 1000) {
-          previews.take(asked);
+          await previews.take(ctx, asked);
           await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
           return;
         }
         // Not a declared precondition: Cancel and an expired preview need no permission. Checked
         // before the plan is taken, so a refused press leaves the preview usable until it expires.
         if (answer === 'yes') await ctx.requireFeedManager('createFeed');
-        const plan = previews.take(asked);
+        const plan = await previews.take(ctx, asked);
         if (!plan) {
-          // Expired a moment ago, already answered, or asked before a restart (or on another replica).
+          // Expired a moment ago, already answered, or asked before a restart (without a shared store).
           await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
           return;
         }
@@ -132,7 +134,7 @@ export function createImportFeature(): ImportFeature {
         }
         await runImport(interaction, ctx, plan, stopping.signal);
       } finally {
-        running.delete(asked);
+        await claim.release();
       }
     },
   });

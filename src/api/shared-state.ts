@@ -1,11 +1,13 @@
 /**
  * State the replicas of the bot share when several of them answer the same guilds (REDIS_URL):
- * the per-key rate gate and the per-guild feed list cache. Without a backend, each process keeps
- * both in memory (one replica: the embedded default).
+ * the per-key rate gate, the per-guild feed list cache, the replay guard and the open
+ * confirmations. Without a backend, each process keeps them in memory (one replica: the embedded
+ * default).
  */
 import type { RateGate, SharedGateOptions } from './gate.js';
 import type { FeedsCacheStore } from './feeds-cache.js';
 import type { SeenInteractions } from '../http/replay.js';
+import type { PendingStore } from '../bot/pending.js';
 
 export interface SharedCacheOptions {
   /** Wall clock (epoch ms) the entries' lifetime is read on. */
@@ -23,5 +25,7 @@ export interface SharedStateBackend {
   feedsCache(opts: SharedCacheOptions): FeedsCacheStore;
   /** The HTTP transport's replay guard: interaction ids already received by any replica. */
   seenInteractions(): SeenInteractions;
+  /** Open confirmations (delete, bulk delete, import): asked on one replica, pressed on any. */
+  pendingConfirmations(): PendingStore;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { langFor, translator, type Lang, type Translator } from '../i18n/index.j
 import type { Logger } from '../logger.js';
 import { GuildOnlyError, MissingPermissionError, NoApiKeyError, type GuardedAction } from './errors.js';
 import type { Responder } from './responder.js';
+import type { PendingStore } from './pending.js';
 
 export interface BotServices {
   api: FeedApiClient;
@@ -26,6 +27,8 @@ export interface BotServices {
   logger: Logger;
   /** Acknowledge an interaction after this long without an answer (default 1.5 s). */
   deferAfterMs?: number;
+  /** Open confirmations by asking interaction: this process's memory, or shared by the replicas (REDIS_URL). */
+  pending: PendingStore;
   /** Time a delete confirmation stays valid (default 60 s). */
   confirmTtlMs?: number;
   /** undici dispatcher for downloading attachments (/feed import); undici's global one when absent (tests: a MockAgent). */

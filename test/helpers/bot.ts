@@ -20,6 +20,7 @@ import { createAuditTrail } from '../../src/audit/trail.js';
 import type { AuditTrail } from '../../src/audit/events.js';
 import { baseLoggerOptions } from '../../src/logger.js';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';
+import { MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
 import { InitialResponses } from '../../src/http/initial-response.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
 import { mirroredInitialResponses, startHttpTransportForTests, TEST_TRANSPORT, type Transport } from './http-transport.js';
@@ -61,6 +62,8 @@ export interface HarnessOptions {
   keyStore?: Pick<KeyStoreOptions, 'cacheSize' | 'busyTimeoutMs'>;
   /** How interactions reach the router; default FEEDBOT_TEST_TRANSPORT (gateway). */
   transport?: Transport;
+  /** Where open confirmations are kept; default this process's memory. */
+  pending?: PendingStore;
 }
 
 export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
@@ -100,6 +103,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     settings,
     audit,
     channels: new ChannelDirectory(discord.client),
+    pending: opts.pending ?? new MemoryPendingStore(),
     logger,
     downloads: agent,
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),

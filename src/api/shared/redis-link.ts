@@ -5,7 +5,8 @@
  * offline queue, so a command while disconnected is an error at once, not a wait.
  *
  * Failing open: when Redis does not answer, callers go on with what this process knows (the gate
- * falls back to its in-memory twin, the cache misses and stores nothing). Failing closed would
+ * falls back to its in-memory twin, the cache misses and stores nothing). Open confirmations are
+ * the exception (redis-pending.ts): another replica asked them, so they ask the user to retry. Failing closed would
  * turn a Redis outage into every command failing in every guild, while the feed API, whose 429
  * stays authoritative (and is still honoured, per replica), is up. The outage is logged once
  * when it starts and once when Redis answers again, never per command.
@@ -95,7 +96,7 @@ export class RedisLink {
     }
     if (this.down) {
       this.down = false;
-      this.logger.info({ where: this.where }, 'shared state: Redis answers again; replicas share the rate gate and the feeds cache again');
+      this.logger.info({ where: this.where }, 'shared state: Redis answers again; replicas share the rate gate, the feeds cache and confirmations again');
     }
     return value;
   }
@@ -109,7 +110,7 @@ export class RedisLink {
     this.down = true;
     this.logger.warn(
       { where: this.where, storageError: this.describe(error) },
-      'shared state: Redis does not answer; until it does, this replica gates requests and caches lists on its own',
+      'shared state: Redis does not answer; until it does, this replica gates requests and caches lists on its own, and confirmations ask users to try again',
     );
   }
 

@@ -1,6 +1,7 @@
 /**
- * REDIS_URL's shared state: one connection for the rate gate and the feeds cache of this
- * replica, every key under one namespace (several bots may share a server).
+ * REDIS_URL's shared state: one connection for the rate gate, the feeds cache, the replay guard
+ * and the open confirmations of this replica, every key under one namespace (several bots may
+ * share a server).
  *
  * A single Redis server (or a primary with replicas), not a Cluster: the cache's read script
  * also reads the generation of the key that fetched an entry, a key it only learns from the entry.
@@ -14,6 +15,8 @@ import { RedisLink } from './redis-link.js';
 import { RedisRateGate } from './redis-rate-gate.js';
 import type { SeenInteractions } from '../../http/replay.js';
 import { RedisSeenInteractions } from '../../http/redis-seen.js';
+import type { PendingStore } from '../../bot/pending.js';
+import { RedisPendingStore } from './redis-pending.js';
 
 export class RedisSharedState implements SharedStateBackend {
   constructor(
@@ -40,6 +43,10 @@ export class RedisSharedState implements SharedStateBackend {
 
   seenInteractions(): SeenInteractions {
     return new RedisSeenInteractions(this.link, this.namespace);
+  }
+
+  pendingConfirmations(): PendingStore {
+    return new RedisPendingStore(this.link, this.namespace);
   }
 
   close(): Promise<void> {

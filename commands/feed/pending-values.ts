@@ -1,0 +1,48 @@
+/**
+ * What each open confirmation keeps, as checked on the way back from the store: the value may
+ * have been written by another replica (or by another version of the bot during a deploy), so it
+ * is read as untrusted JSON. A value that does not pass reads as an expired confirmation.
+ */
+import { z } from 'zod';
+import { CONTENT_KINDS } from '@feedbot/feed-api-contract';
+import type { FeedSummary } from '../../src/audit/events.js';
+import { catalogues, type MessageKey } from '../../src/i18n/index.js';
+import type { ImportRow, RowProblem } from '../../src/transfer/format.js';
+import type { ImportPlan } from '../../src/transfer/plan.js';
+
+const SNOWFLAKE = z.string().regex(/^\d{17,20}$/);
+
+/** The feed a single delete asks about: what its audit post names. */
+export const FeedSummarySchema: z.ZodType<FeedSummary> = z.object({
+  id: z.number().int().positive(),
+  cuenta: z.string().optional(),
+  canalId: z.string().optional(),
+  tipos: z.array(z.string()).optional(),
+});
+
+/** The feeds a bulk delete asks about. */
+export const BulkPlanSchema: z.ZodType<readonly FeedSummary[]> = z.array(FeedSummarySchema).min(1);
+
+const ImportRowSchema: z.ZodType<ImportRow> = z.object({
+  row: z.number().int().positive(),
+  cuenta: z.string().min(1),
+  canalId: SNOWFLAKE,
+  tipos: z.array(z.enum(CONTENT_KINDS)).min(1),
+  filtros: z.number().int().nonnegative(),
+  estado: z.string().optional(),
+});
+
+const RowProblemSchema: z.ZodType<RowProblem> = z.object({
+  row: z.number().int().positive(),
+  label: z.string(),
+  key: z.custom<MessageKey>((key) => typeof key === 'string' && Object.hasOwn(catalogues.en, key)),
+  vars: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+
+/** An import preview's checked plan. */
+export const ImportPlanSchema: z.ZodType<ImportPlan> = z.object({
+  create: z.array(ImportRowSchema).min(1),
+  present: z.array(z.object({ feed: ImportRowSchema, existingId: z.number().int().positive() })),
+  invalid: z.array(RowProblemSchema),
+  notes: z.object({ withFilters: z.number().int().nonnegative(), notActive: z.number().int().nonnegative() }),
+});

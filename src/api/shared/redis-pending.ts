@@ -1,0 +1,58 @@
+/**
+ * Open confirmations shared by the replicas (REDIS_URL): the question is answered by one replica,
+ * the press may reach another. Each value is one key expiring with its confirmation; a take is
+ * one GET and DEL in a script (atomic on the server), so a confirmation is answered once
+ * whichever replicas the presses reach; a claim is SET NX PX with its owner, released only by
+ * that owner.
+ *
+ * Failing: unlike the rate gate and the feeds cache, there is nothing this replica knows that
+ * could stand in for the shared answer (another replica asked the question). When Redis does not
+ * answer, the operation fails with a user error saying to try again (nothing was changed); the
+ * outage is logged once by the link.
+ */
+import { ConfirmationsUnavailableError, type PendingStore } from '../../bot/pending.js';
+import { lua, type RedisLink } from './redis-link.js';
+
+const PUT = lua(`redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1`);
+// GETDEL needs Redis 6.2; the script does the same on any version.
+const TAKE = lua(`local value = redis.call('GET', KEYS[1]) if value then redis.call('DEL', KEYS[1]) end return value`);
+const CLAIM = lua(`return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0`);
+const RELEASE = lua(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+
+export class RedisPendingStore implements PendingStore {
+  constructor(
+    private readonly link: RedisLink,
+    private readonly namespace = 'feedbot',
+  ) {}
+
+  async put(key: string, json: string, ttlMs: number): Promise<void> {
+    await this.shared(() => this.link.run(PUT, [this.valueKey(key)], [json, Math.max(1, Math.ceil(ttlMs))]));
+  }
+
+  async take(key: string): Promise<string | undefined> {
+    const value = await this.shared(() => this.link.run(TAKE, [this.valueKey(key)], []));
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  async claim(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return (await this.shared(() => this.link.run(CLAIM, [this.claimKey(key)], [owner, Math.max(1, Math.ceil(ttlMs))]))) === 1;
+  }
+
+  async release(key: string, owner: string): Promise<void> {
+    await this.shared(() => this.link.run(RELEASE, [this.claimKey(key)], [owner]));
+  }
+
+  private shared<T>(work: () => Promise<T>): Promise<T> {
+    return this.link.attempt(work, () => {
+      throw new ConfirmationsUnavailableError();
+    });
+  }
+
+  private valueKey(key: string): string {
+    return `${this.namespace}:confirm:${key}`;
+  }
+
+  private claimKey(key: string): string {
+    return `${this.namespace}:confirm-claim:${key}`;
+  }
+}
