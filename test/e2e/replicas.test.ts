@@ -2,7 +2,8 @@
  * End to end, what stateless replicas behind a load balancer must hold (issue 12): three real bot
  * processes in INTERACTIONS_MODE=http behind a real nginx (round-robin), sharing one PostgreSQL
  * (keys) and one Redis (the per-key rate gate, the replay guard). The emulator POSTs every
- * interaction to nginx, as Discord would to the Interactions Endpoint URL.
+ * interaction to nginx, as Discord would to the Interactions Endpoint URL. A confirmation asked on
+ * one replica is answered on another (replica-confirmations.ts).
  * Skipped locally without nginx, PostgreSQL or Redis; a failure under CI (missingNginx/missingServer).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +32,8 @@ import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import { generateGuilds, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import { InteractionSigner, signInteraction, snowflake, type SignedInteraction } from '@feedbot/discord-emulator/testing';
 import { parseExposition, sum, type Exposition } from '../ops/prom-text.js';
+import { CONFIRM_GUILD, confirmationsAcrossReplicas } from './replica-confirmations.js';
+import { StoryStack } from './story-kit.js';
 
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
 const member = { userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS };
@@ -123,9 +126,10 @@ describe.skipIf(missing)('three replicas behind nginx, one Redis, one PostgreSQL
     dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-replicas-'));
     servers.push(await startPostgres(), await startRedis());
     const shared = { DATABASE_URL: await servers[0]!.newDatabase(), REDIS_URL: await servers[1]!.newDatabase() };
-    stack = await Stack.start({ dataDir: dir, logger: stackLogger(), extraGuilds: [KEYLESS], transport: 'http', replicas: REPLICAS, botEnv: shared });
+    stack = await Stack.start({ dataDir: dir, logger: stackLogger(), extraGuilds: [KEYLESS, CONFIRM_GUILD.guild], transport: 'http', replicas: REPLICAS, botEnv: shared });
     for (let i = 0; i < REPLICAS; i++) metricsPorts.push(await freePort());
     stack.replicaEnv = (i) => ({ METRICS_PORT: String(metricsPorts[i]) });
+    await stack.sandbox.admin.createServer(CONFIRM_GUILD.id, 'server');
     await stack.deployCommands({ global: true });
     await stack.startBot();
   }, 90_000);
@@ -272,4 +276,8 @@ describe.skipIf(missing)('three replicas behind nginx, one Redis, one PostgreSQL
     expect(stack.emulator.calls).toHaveLength(discordCallsBefore);
     expect(total(after, 'feedbot_api_requests_total')).toBe(total(before, 'feedbot_api_requests_total'));
   }, 60_000);
+
+  // Last: its requests would count in the first story's metrics (its own guild and key keep its budget apart).
+  it('a confirmation asked on one replica is answered on another: import, bulk delete, and a single delete whose audit post names the account', () =>
+    confirmationsAcrossReplicas(new StoryStack(stack, dir), group), 30_000);
 });

@@ -110,7 +110,8 @@ export class StoryStack {
   /** The latest key generated for each guild. */
   private readonly latest = new Map<string, string>();
 
-  private constructor(
+  /** `start` makes one; a stack started elsewhere (replicas.test.ts) is wrapped as is and closed by its caller. */
+  constructor(
     readonly stack: Stack,
     private readonly dir: string,
   ) {}
