@@ -69,7 +69,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   // Connected first: a wrong REDIS_URL stops start-up with one message, before anything else opens.
   const ownSharedState = !opts.sharedState && config.REDIS_URL ? await RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' })) : undefined;
   const sharedState = opts.sharedState ?? ownSharedState;
-  if (sharedState) logger.info({ where: sharedState.where }, 'rate gate and feeds cache shared with the other replicas');
+  if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');
   const keys = await KeyStore.open({
     databaseUrl: config.DATABASE_URL,
     secret: config.KEY_ENCRYPTION_SECRET,
