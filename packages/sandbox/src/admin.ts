@@ -17,7 +17,7 @@ import {
 import { randomInt as cryptoRandomInt } from 'node:crypto';
 import { seededRandom, type Clock } from './clock.js';
 import { caption, postCode } from './content.js';
-import { generateApiKey, hashApiKey, maskApiKey } from './keys.js';
+import { API_KEY_PATTERN, generateApiKey, hashApiKey, maskApiKey } from './keys.js';
 import type { Simulator, TickOptions } from './simulator.js';
 import { PLANS, type FeedRecord, type KeyRecord, type Plan, type PostRecord, type ServerRecord } from './records.js';
 import type { SandboxStore } from './store.js';
@@ -33,6 +33,7 @@ export const PlanSchema = z.enum(PLANS);
 const ScopesSchema = z.array(ScopeSchema).transform((scopes) => [...new Set(scopes)]);
 const FeedIdArg = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const RateLimitArg = z.number().int().positive().max(1_000_000_000).nullable();
+const KeyArg = z.string().regex(API_KEY_PATTERN, 'must be fbk_ followed by 40 letters or digits');
 
 const NewPostSchema = z.object({
   tipo: ContentKindSchema.optional(),
@@ -52,6 +53,8 @@ export interface KeyDescription extends KeyRecord {
 export interface GenerateKeyOptions {
   /** Requests per window for this key only (e.g. a benchmark key); default: the sandbox limit. */
   rateLimit?: number | null;
+  /** This key instead of a random one (reproducible documentation screenshots); a real server never chooses its key. */
+  key?: string;
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -116,7 +119,7 @@ export class SandboxAdmin {
     const server = await this.requireServer(guildId);
     const validScopes = parse(ScopesSchema, scopes, 'scopes');
     const rateLimit = parse(RateLimitArg, options.rateLimit ?? null, 'rate limit');
-    const key = generateApiKey();
+    const key = options.key === undefined ? generateApiKey() : parse(KeyArg, options.key, 'key');
     await this.store.saveKey(server.guildId, hashApiKey(key), key.slice(-4), validScopes, rateLimit, this.nowIso());
     return key;
   }
