@@ -49,6 +49,8 @@ export const APPLICATION_ID = '1200000000000000001';
 export const ADMIN_USER_ID = '1400000000000000001';
 export const MEMBER_USER_ID = '1400000000000000002';
 export const ADMIN_ROLE_ID = '1500000000000000001';
+/** A role without permissions that Max holds: what a server makes a feed-manager role (`/feedbot managers add`). */
+export const MODERATOR_ROLE_ID = '1500000000000000002';
 export const DEMO_CHANNELS = [
   { id: DEMO_CHANNEL_IDS[0], name: 'news' },
   { id: DEMO_CHANNEL_IDS[1], name: 'media' },
@@ -78,10 +80,11 @@ export function demoGuild(): EmulatedGuild {
     roles: [
       { id: DEMO_GUILD_ID, name: '@everyone', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 0 },
       { id: ADMIN_ROLE_ID, name: 'Admin', permissions: ADMIN_PERMISSIONS, position: 1 },
+      { id: MODERATOR_ROLE_ID, name: 'Moderators', permissions: DEFAULT_EVERYONE_PERMISSIONS, position: 2 },
     ],
     members: [
       { userId: ADMIN_USER_ID, username: 'ana_admin', globalName: 'Ana (admin)', roles: [ADMIN_ROLE_ID] },
-      { userId: MEMBER_USER_ID, username: 'max_member', globalName: 'Max (member)' },
+      { userId: MEMBER_USER_ID, username: 'max_member', globalName: 'Max (member)', roles: [MODERATOR_ROLE_ID] },
     ],
   };
 }
