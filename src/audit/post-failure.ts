@@ -23,6 +23,17 @@ export function failureReason(error: unknown): string {
   return 'unreachable';
 }
 
+/**
+ * A refusal the next post to the same channel would get too: the channel is gone, or the bot may
+ * not see it or post there (unknown_channel, missing_access, missing_permissions all come as 403
+ * or 404; 401 is a token Discord no longer takes). Discord counts each of these as an invalid
+ * request and bans the IP past 10,000 in 10 minutes, so they are not worth repeating for the
+ * events queued behind. Anything else (a 5xx, a body Discord refused, no answer) may pass next time.
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  return error instanceof DiscordAPIError && (error.status === 401 || error.status === 403 || error.status === 404);
+}
+
 /** Discord's status and code of a refusal, or a transport failure's system code: all the log line says of it. */
 export function failureDetail(error: unknown): { status?: number; code?: number; cause?: string } {
   if (error instanceof DiscordAPIError) return { status: error.status, ...(typeof error.code === 'number' ? { code: error.code } : {}) };

@@ -8,7 +8,10 @@
  * together, up to 10 embeds a message, so Discord's per-channel rate limit is not spent one embed
  * at a time. A post that fails (channel deleted, permissions removed) is logged once at warn with
  * a reference, and kept in the guild's settings (`auditFailure`) for `/feedbot audit-channel
- * status` to report once.
+ * status` to report once. When Discord refuses the channel itself (post-failure.ts
+ * isPermanentFailure), the events queued behind are dropped with it, counted in that warn line:
+ * one failure costs one request, not one per event. The next event recorded once the queue is
+ * empty tries again, as an admin may have fixed the channel meanwhile.
  */
 import { GuildFeature, Routes, type Client } from 'discord.js';
 import { newReference } from '../bot/explain.js';
@@ -20,7 +23,7 @@ import { Limits } from '../render/style.js';
 import { embedLength } from '../render/text.js';
 import type { GuildSettingsStore } from '../settings/store.js';
 import type { AuditEvent, AuditTrail } from './events.js';
-import { failureDetail, failureReason } from './post-failure.js';
+import { failureDetail, failureReason, isPermanentFailure } from './post-failure.js';
 
 export interface AuditTrailDeps {
   client: Client;
@@ -58,13 +61,18 @@ export function createAuditTrail(deps: AuditTrailDeps): AuditTrail {
     } catch (error) {
       const ref = newReference();
       const reason = failureReason(error);
-      logger.warn({ guildId, channelId, kinds, reason, ...failureDetail(error), ref }, 'audit post failed');
       // Kept only while that channel is still the audit channel: a change since makes it moot.
       await settings
         .update(guildId, (current) =>
           current.auditChannelId === channelId ? { ...current, auditFailure: { at: now(), reason, channelId, reported: false, ref } } : current,
         )
         .catch((err: unknown) => logger.warn({ guildId, ref, err }, 'audit post failure not kept for status'));
+      // Counted after the write above, with nothing awaited until the queue is cut: every event
+      // still queued then is either posted later or counted here.
+      const taken = isPermanentFailure(error) ? queue.length : batch.length;
+      const dropped = taken - batch.length;
+      logger.warn({ guildId, channelId, kinds, reason, ...failureDetail(error), ...(dropped > 0 ? { dropped } : {}), ref }, 'audit post failed');
+      return taken;
     }
     return batch.length;
   }

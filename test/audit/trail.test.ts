@@ -145,6 +145,48 @@ describe('a post that fails', () => {
     expect(logs.filter((l) => l.msg === 'audit post failed')).toHaveLength(1);
   });
 
+  it('a refused channel costs one request: the events queued behind are dropped and counted in the one warn line', async () => {
+    await setChannel();
+    let refused = true;
+    answerRest(discord.recorder, world, { post: () => (refused ? discordError(403, 50001, 'Missing Access') : undefined) });
+    discord.latencyMs = 200;
+    trail.record(GUILD, keySet('••••0000'), 'en-US');
+    // The first post is on its way: 25 more queue behind it.
+    await vi.waitFor(() => expect(posted()).toHaveLength(1), { interval: 5 });
+    for (let i = 1; i <= 25; i++) trail.record(GUILD, keySet(`••••${String(i).padStart(4, '0')}`), 'en-US');
+    await trail.flush();
+
+    expect(posted()).toHaveLength(1);
+    const warnings = logs.filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ msg: 'audit post failed', guildId: GUILD, kinds: ['keySet'], reason: 'missing_access', status: 403, code: 50001, dropped: 25 });
+    expect((await settings.get(GUILD)).auditFailure).toMatchObject({ reason: 'missing_access', reported: false, ref: warnings[0]!.ref });
+
+    // Once the queue is empty, the next event tries again: the admin may have fixed the channel.
+    refused = false;
+    discord.latencyMs = 0;
+    trail.record(GUILD, keySet('••••9999'), 'en-US');
+    await trail.flush();
+    expect(posted()).toHaveLength(2);
+    expect(posted()[1]!.embeds.map((e) => e.fields![0]!.value)).toEqual(['`••••9999`']);
+  });
+
+  it('a refusal of one message only (not the channel) leaves the events behind it to be posted', async () => {
+    await setChannel();
+    let calls = 0;
+    answerRest(discord.recorder, world, { post: () => (calls++ === 0 ? discordError(400, 50035, 'Invalid Form Body') : undefined) });
+    discord.latencyMs = 200;
+    trail.record(GUILD, keySet('••••0000'), 'en-US');
+    await vi.waitFor(() => expect(posted()).toHaveLength(1), { interval: 5 });
+    for (let i = 1; i < 4; i++) trail.record(GUILD, keySet(`••••${String(i).padStart(4, '0')}`), 'en-US');
+    await trail.flush();
+
+    expect(posted().map((b) => b.embeds.length)).toEqual([1, 3]);
+    const warning = logs.find((l) => l.msg === 'audit post failed');
+    expect(warning).toMatchObject({ reason: 'discord_50035', status: 400 });
+    expect(warning).not.toHaveProperty('dropped');
+  });
+
   it('settings that cannot be read cost the post, never the caller', async () => {
     await setChannel();
     await settings.close();
