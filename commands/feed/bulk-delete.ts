@@ -95,18 +95,20 @@ export function createBulkDelete(): BulkDelete {
       const claim = await plans.claim(ctx, asked);
       if (!claim) throw new UserError('bulkDelete.alreadyRunning');
       try {
-        // Whatever this press leads to, the plan is answered (and its expiry timer released).
+        const expired = ctx.now() > expires * 1000;
+        // Not a declared precondition: Cancel and an expired confirmation need no permission. Checked
+        // before the plan is taken, so a refused press leaves the confirmation usable until it expires.
+        const actor = answer === 'yes' && !expired ? await ctx.requireFeedManager('deleteFeed') : undefined;
+        // Whatever this press leads to from here, the plan is answered (and its expiry timer released).
         const feeds = await plans.take(ctx, asked);
-        if (!feeds || ctx.now() > expires * 1000) {
+        if (!feeds || expired) {
           await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
           return;
         }
-        if (answer !== 'yes') {
+        if (!actor) {
           await ctx.respond.send({ embeds: [bulkDeleteCancelledEmbed(ctx.t)], components: [] });
           return;
         }
-        // Not a declared precondition: Cancel and an expired confirmation need no permission.
-        const actor = await ctx.requireFeedManager('deleteFeed');
         await deleteAll(interaction, ctx, feeds, actor, stopping.signal);
       } finally {
         await claim.release();

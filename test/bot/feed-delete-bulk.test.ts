@@ -235,10 +235,15 @@ describe('/feed delete bulk confirmation', () => {
     expect(lastEdit(h).embeds[0]!.title).toBe('Feeds deleted');
   });
 
-  botTest('the permission is checked again on press', async ({ bot: h }) => {
+  botTest('the permission is checked again on press; a refused press leaves the confirmation usable', async ({ bot: h }) => {
     const asked = await ask(h, { canal: here });
     await h.run(buttonPress(buttons(asked)[0]!.custom_id, { permissions: String(PermissionFlagsBits.SendMessages) }));
     expect(callback(h, 1).data.embeds[0]!.description).toBe('You need the **Manage Server** permission to delete feeds.');
+    // Nothing was deleted (no DELETE answered), and the plan is still there for a press that may.
+    answerDelete(h, 11);
+    answerDelete(h, 12);
+    await h.run(buttonPress(buttons(asked)[0]!.custom_id));
+    expect(lastEdit(h).embeds[0]).toMatchObject({ title: 'Feeds deleted', description: '2 deleted · 0 already gone · 0 failed · 0 not attempted' });
   });
 
   botTest('a second press while deleting is told so, and does not replace the progress', async ({ bot: h }) => {
