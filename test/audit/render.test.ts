@@ -69,7 +69,7 @@ describe('key posts: masked, and who', () => {
     expect(es({ kind: 'keySet', actor: { userId: USER }, masked: '••••QX81', replaced: true }).title).toBe('Clave de la API sustituida');
     const removed = es({ kind: 'keyRemoved', actor: { userId: USER }, masked: '••••QX81' });
     expect(removed).toMatchObject({
-      title: 'Clave de la API quitada',
+      title: 'Clave de la API eliminada',
       description: 'Los comandos de feeds no funcionan hasta que un admin ejecute `/clave-api establecer`.',
       fields: [{ name: 'Clave', value: '`••••QX81`' }, { name: 'Por', value: `<@${USER}>` }],
     });

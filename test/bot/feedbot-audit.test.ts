@@ -77,7 +77,7 @@ describe('/feedbot audit-channel set', () => {
   botTest('in Spanish', async ({ bot: h }) => {
     install(h);
     await h.run(audit('set', { canal: channel(NO_EMBEDS_ID, 'no-embeds') }, { locale: 'es-ES' }));
-    expect(lastText(h).description).toMatch(/^No puedo publicar en <#\d+>: me falta \*\*Enviar mensajes\*\*, \*\*Insertar enlaces\*\* ahí\./);
+    expect(lastText(h).description).toMatch(/^No puedo publicar en <#\d+>: me faltan estos permisos ahí: \*\*Enviar mensajes\*\*, \*\*Insertar enlaces\*\*\./);
   });
 
   botTest('sets a channel the bot can post in, clearing a failure kept for the old one', async ({ bot: h }) => {

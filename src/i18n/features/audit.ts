@@ -74,7 +74,7 @@ export const es: Record<keyof typeof en, string> = {
   'audit.set.done':
     'A partir de ahora, los feeds creados o eliminados, los cambios de la clave de la API y una clave que deja de funcionar se publican en <#{channel}>.',
   'audit.set.missing':
-    'No puedo publicar en <#{channel}>: me falta {missing} ahí. Da al bot esos permisos en ese canal (o en su categoría) y vuelve a ejecutar el comando.',
+    'No puedo publicar en <#{channel}>: me faltan estos permisos ahí: {missing}. Da al bot esos permisos en ese canal (o en su categoría) y vuelve a ejecutar el comando.',
   'audit.set.checkFailed': 'Discord no me dijo los permisos del bot en <#{channel}>, así que no se cambió nada. Vuelve a intentarlo en un momento.',
   'audit.perm.ViewChannel': 'Ver canal',
   'audit.perm.SendMessages': 'Enviar mensajes',
@@ -106,15 +106,15 @@ export const es: Record<keyof typeof en, string> = {
   'audit.keySet.title': 'Clave de la API establecida',
   'audit.keyReplaced.title': 'Clave de la API sustituida',
   'audit.keyReplaced.description': 'La clave anterior ya no se usa.',
-  'audit.keyRemoved.title': 'Clave de la API quitada',
+  'audit.keyRemoved.title': 'Clave de la API eliminada',
   'audit.keyRemoved.description': 'Los comandos de feeds no funcionan hasta que un admin ejecute `/clave-api establecer`.',
   'audit.keyStopped.title': 'La clave de la API dejó de funcionar',
   'audit.keyStopped.description':
     'La API de feeds rechazó la clave {masked} (401): seguramente se regeneró o se revocó en el panel. Los comandos de feeds fallan hasta que un admin ejecute `/clave-api establecer` con la clave nueva.',
   'audit.channelDeleted.title': 'Se eliminó el canal {channel}',
   'audit.channelDeleted.description':
-    '{count} feed(s) reenviaban a él y ya no reenvían a ninguna parte. Elimina cada uno con el comando que tiene al lado:',
-  'audit.channelDeleted.none': 'Ningún feed reenviaba a él.',
+    '{count} feed(s) reenviaban a este canal y ya no reenvían a ninguna parte. Elimina cada uno con el comando que tiene al lado:',
+  'audit.channelDeleted.none': 'Ningún feed reenviaba a este canal.',
   'audit.channelDeleted.more': '…y {count} más.',
   'audit.channelDeleted.all': 'O elimina de una vez todos los feeds con algún aviso: {command}',
 };
