@@ -4,9 +4,10 @@
  * Checks everything first (size, format, rows, channels of this server, duplicates in the file
  * and of existing feeds) and shows a private preview with Import / Cancel. The checked plan is
  * kept in the pending store (shared by the replicas: the press may reach another), keyed by the
- * asking interaction (a custom_id has room for 100 characters only); Import re-lists the feeds,
- * skips anything created meanwhile and runs the creates through the batch runner, which edits one
- * progress message and waits out spent request budgets.
+ * asking interaction (a custom_id has room for 100 characters only); Import (Manage Server, checked
+ * again) holds the server's import for the whole run, re-lists the feeds, skips anything created
+ * meanwhile and runs the creates through the batch runner, which edits one progress message and
+ * waits out spent request budgets.
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
@@ -27,6 +28,7 @@ import { runBatch, tokenDeadline } from '../../src/transfer/batch.js';
 import { downloadImportFile } from '../../src/transfer/download.js';
 import { readImportFile } from '../../src/transfer/format.js';
 import { importOutcome, importSteps } from '../../src/transfer/importer.js';
+import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
 import { PendingConfirmations } from './confirmations.js';
 import { ImportPlanSchema } from './pending-values.js';
@@ -65,7 +67,8 @@ export function createImportFeature(): ImportFeature {
 
   const subcommand: SlashDeclaration = {
     guildOnly: true,
-    requires: { permission: 'ManageFeeds', action: 'createFeed' },
+    // Manage Server only: feed-manager roles create and delete feeds one by one, not a server's whole setup.
+    requires: { permission: 'ManageGuild', action: 'createFeed' },
     ephemeral: true,
     async run(interaction, ctx) {
       const guildId = ctx.guildId();
@@ -77,7 +80,7 @@ export function createImportFeature(): ImportFeature {
       const rows = readImportFile(file.text, file.kind);
       const [list, channels] = await Promise.all([
         ctx.call((api, auth) => api.listFeeds(auth, { fresh: true })),
-        ctx.services.channels.channelIds(guildId, CHANNEL_LOOKUP_MS),
+        ctx.services.channels.channelTypes(guildId, CHANNEL_LOOKUP_MS),
       ]);
       if (!channels) throw new UserError('transfer.channelsUnknown');
       const plan = planImport(rows, list.feeds, channels);
@@ -119,25 +122,38 @@ export function createImportFeature(): ImportFeature {
           await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
           return;
         }
-        // Not a declared precondition: Cancel and an expired preview need no permission. Checked
-        // before the plan is taken, so a refused press leaves the preview usable until it expires.
-        if (answer === 'yes') await ctx.requireFeedManager('createFeed');
-        const plan = await previews.take(ctx, asked);
-        if (!plan) {
-          // Expired a moment ago, already answered, or asked before a restart (without a shared store).
-          await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
-          return;
-        }
-        if (answer !== 'yes') {
-          await ctx.respond.send({ embeds: [importCancelledEmbed(ctx.t)], components: [] });
-          return;
-        }
-        await runImport(interaction, ctx, plan, stopping.signal);
+        if (answer === 'yes') await importPressed(interaction, ctx, asked);
+        else await cancelPressed(ctx, asked);
       } finally {
         await claim.release();
       }
     },
   });
+
+  /**
+   * Manage Server (not a declared precondition: Cancel and an expired preview need none) and the
+   * server's import hold (another import of this server may be running, from another preview, on
+   * any replica) are both checked before the plan is taken: a refused press leaves the preview
+   * usable until it expires. The hold lasts the whole run.
+   */
+  async function importPressed(interaction: ButtonInteraction, ctx: HandlerContext, asked: string): Promise<void> {
+    ctx.requireManageGuild('createFeed');
+    const hold = await claimServerImport(ctx, ctx.guildId());
+    if (!hold) throw new UserError('import.alreadyRunning');
+    try {
+      const plan = await previews.take(ctx, asked);
+      // None: expired a moment ago, already answered, or asked before a restart (without a shared store).
+      if (plan) await runImport(interaction, ctx, plan, stopping.signal);
+      else await ctx.respond.send({ embeds: [importExpiredEmbed(ctx.t)], components: [] });
+    } finally {
+      await hold.release();
+    }
+  }
+
+  async function cancelPressed(ctx: HandlerContext, asked: string): Promise<void> {
+    const plan = await previews.take(ctx, asked);
+    await ctx.respond.send({ embeds: [plan ? importCancelledEmbed(ctx.t) : importExpiredEmbed(ctx.t)], components: [] });
+  }
 
   return {
     subcommand,

@@ -4,10 +4,10 @@
  * is read as untrusted JSON. A value that does not pass reads as an expired confirmation.
  */
 import { z } from 'zod';
-import { CONTENT_KINDS } from '@feedbot/feed-api-contract';
+import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
 import { catalogues, type MessageKey } from '../../src/i18n/index.js';
-import type { ImportRow, RowProblem } from '../../src/transfer/format.js';
+import { MAX_LABEL_LENGTH, MAX_STATE_LENGTH, type ImportRow, type RowProblem } from '../../src/transfer/format.js';
 import type { ImportPlan } from '../../src/transfer/plan.js';
 
 const SNOWFLAKE = z.string().regex(/^\d{17,20}$/);
@@ -25,16 +25,17 @@ export const BulkPlanSchema: z.ZodType<readonly FeedSummary[]> = z.array(FeedSum
 
 const ImportRowSchema: z.ZodType<ImportRow> = z.object({
   row: z.number().int().positive(),
-  cuenta: z.string().min(1),
+  // As the file's reader left it: an account name the API accepts, at most so much of the state.
+  cuenta: z.string().regex(ACCOUNT_NAME_PATTERN),
   canalId: SNOWFLAKE,
   tipos: z.array(z.enum(CONTENT_KINDS)).min(1),
   filtros: z.number().int().nonnegative(),
-  estado: z.string().optional(),
+  estado: z.string().max(MAX_STATE_LENGTH).optional(),
 });
 
 const RowProblemSchema: z.ZodType<RowProblem> = z.object({
   row: z.number().int().positive(),
-  label: z.string(),
+  label: z.string().max(MAX_LABEL_LENGTH),
   key: z.custom<MessageKey>((key) => typeof key === 'string' && Object.hasOwn(catalogues.en, key)),
   vars: z.record(z.string(), z.union([z.string(), z.number()])),
 });

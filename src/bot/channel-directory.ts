@@ -1,17 +1,20 @@
 /**
- * A guild's channels: their names, for choices and titles ("→ #media"), and which exist, for feed
- * health. Over the gateway the Guilds intent keeps every channel in discord.js's cache and nothing
- * is fetched. In HTTP-interactions mode there is no such cache: the list comes from Discord's REST
- * API (GET /guilds/{id}/channels, one request per guild at a time, within Discord's per-route
- * limits), and a caller that cannot wait gets what is known, or nothing, and shows the channel as
- * a mention or an id instead.
+ * A guild's channels: their names, for choices and titles ("→ #media"), which exist, for feed
+ * health, and their types, for /feed import (which forwards only into text and announcement
+ * channels, like /feed create). Over the gateway the Guilds intent keeps every channel in
+ * discord.js's cache and nothing is fetched. In HTTP-interactions mode there is no such cache:
+ * the list comes from Discord's REST API (GET /guilds/{id}/channels, one request per guild at a
+ * time, within Discord's per-route limits), and a caller that cannot wait gets what is known, or
+ * nothing, and shows the channel as a mention or an id instead.
  */
-import { Routes, type Client } from 'discord.js';
+import { Routes, type ChannelType, type Client } from 'discord.js';
 import { z } from 'zod';
 
-const ChannelsSchema = z.array(z.looseObject({ id: z.string(), name: z.string().nullish() }));
+const ChannelsSchema = z.array(z.looseObject({ id: z.string(), name: z.string().nullish(), type: z.number().int().nullish() }));
 
 export type ChannelNames = ReadonlyMap<string, string>;
+/** id → type of every channel the guild has; undefined when Discord's answer did not say (then no type can be assumed). */
+export type ChannelTypes = ReadonlyMap<string, ChannelType | undefined>;
 
 export interface ChannelDirectoryOptions {
   /** How long fetched names are used before being fetched again. Default 5 minutes. */
@@ -34,6 +37,8 @@ export interface ChannelDirectoryOptions {
 
 interface Fetched {
   names: ChannelNames;
+  /** Same channels as `names`. */
+  types: ChannelTypes;
   fetchedAt: number;
 }
 
@@ -76,16 +81,21 @@ export class ChannelDirectory {
    * fetched list is confirmed by a list at most `confirmMissingMs` old.
    */
   async channelIds(guildId: string, waitMs: number, expected: Iterable<string> = []): Promise<ReadonlySet<string> | undefined> {
+    const types = await this.channelTypes(guildId, waitMs, expected);
+    return types ? new Set(types.keys()) : undefined;
+  }
+
+  /** As `channelIds`, with each channel's type: the same channels, as fresh. */
+  async channelTypes(guildId: string, waitMs: number, expected: Iterable<string> = []): Promise<ChannelTypes | undefined> {
     const cached = this.gatewayChannels(guildId);
-    if (cached) return new Set(cached.keys());
+    if (cached) return new Map(cached.map((c) => [c.id, c.type]));
     const known = this.fetched.get(guildId);
     if (known) {
       const lacksExpected = [...expected].some((id) => !known.names.has(id));
       const age = this.now() - known.fetchedAt;
-      if (age < (lacksExpected ? Math.min(this.confirmMissingMs, this.existenceTtlMs) : this.existenceTtlMs)) return new Set(known.names.keys());
+      if (age < (lacksExpected ? Math.min(this.confirmMissingMs, this.existenceTtlMs) : this.existenceTtlMs)) return known.types;
     }
-    const fresh = await this.fetchWithin(guildId, waitMs);
-    return fresh ? new Set(fresh.names.keys()) : undefined;
+    return (await this.fetchWithin(guildId, waitMs))?.types;
   }
 
   /**
@@ -116,8 +126,11 @@ export class ChannelDirectory {
     const request = this.client.rest
       .get(Routes.guildChannels(guildId))
       .then((body) => {
-        const names: ChannelNames = new Map(ChannelsSchema.parse(body).flatMap((c) => (c.name ? [[c.id, c.name] as const] : [])));
-        const entry = { names, fetchedAt: this.now() };
+        const channels = ChannelsSchema.parse(body).flatMap(({ id, name, type }) => (name ? [{ id, name, type: type ?? undefined }] : []));
+        const names: ChannelNames = new Map(channels.map((c) => [c.id, c.name]));
+        // A number from Discord, kept as it came: a type newer than discord.js's enum is simply not text.
+        const types: ChannelTypes = new Map(channels.map((c) => [c.id, c.type as ChannelType | undefined]));
+        const entry = { names, types, fetchedAt: this.now() };
         this.failedAt.delete(guildId);
         this.fetched.delete(guildId);
         this.fetched.set(guildId, entry);

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind, type FeedListItem } from '@feedbot/feed-api-contract';
 import { UserError } from '../bot/errors.js';
 import type { MessageKey, Vars } from '../i18n/index.js';
+import { truncate } from '../render/text.js';
 import { CsvSyntaxError, readCsv, unguardCell, writeCsv } from './csv.js';
 
 export const EXPORT_FORMAT = 'feedbot-feeds';
@@ -22,6 +23,13 @@ export const CSV_COLUMNS = ['id', 'cuenta', 'canal', 'tipos', 'filtros', 'estado
 const REQUIRED_CSV_COLUMNS = ['cuenta', 'canal', 'tipos'] as const;
 /** How `tipos` is written in one CSV cell, as /feed create's choices write it: `post+reel`. */
 const KINDS_SEPARATOR = '+';
+/**
+ * The most a checked row keeps of the file's own free text, so that a preview kept in the pending
+ * store stays small: a problem's label (the preview shows 60 characters of it) and an exported
+ * state (only compared with `activo`; a shortened one ends in "…", so it never becomes `activo`).
+ */
+export const MAX_LABEL_LENGTH = 100;
+export const MAX_STATE_LENGTH = 100;
 
 export const ExportedFeedSchema = z.object({
   id: z.number().int().positive(),
@@ -150,7 +158,7 @@ function checkRow(row: number, value: unknown): ParsedRow {
   const problem = (label: string, key: MessageKey, vars: Vars = {}): ParsedRow => ({ ok: false, problem: { row, label, key, vars } });
   if (!loose.success) return problem('', 'transfer.invalid.shape');
   const r = loose.data;
-  const label = `${r.cuenta} → ${r.canal}`;
+  const label = truncate(`${r.cuenta} → ${r.canal}`, MAX_LABEL_LENGTH);
   const cuenta = r.cuenta.trim().replace(/^@/, '');
   if (!ACCOUNT_NAME_PATTERN.test(cuenta)) return problem(label, 'transfer.invalid.cuenta');
   const channel = CHANNEL.exec(r.canal.trim())?.[1];
@@ -169,7 +177,7 @@ function checkRow(row: number, value: unknown): ParsedRow {
       canalId: channel,
       tipos: CONTENT_KINDS.filter((k) => names.includes(k)),
       filtros: Number.isSafeInteger(filtros) && filtros > 0 ? filtros : 0,
-      ...(r.estado ? { estado: r.estado } : {}),
+      ...(r.estado ? { estado: truncate(r.estado, MAX_STATE_LENGTH) } : {}),
     },
   };
 }

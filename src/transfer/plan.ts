@@ -2,8 +2,13 @@
  * What an import would do, decided before anything is created: which rows become feeds, which
  * are already there (same account into the same channel), and which cannot be imported and why.
  */
+import { ChannelType } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
+import type { ChannelTypes } from '../bot/channel-directory.js';
 import { feedIdentity, type ImportRow, type ParsedRow, type RowProblem } from './format.js';
+
+/** Where a feed may forward: the channel types /feed create offers. */
+const FEED_CHANNEL_TYPES: ReadonlySet<ChannelType | undefined> = new Set([ChannelType.GuildText, ChannelType.GuildAnnouncement]);
 
 export interface ImportPlan {
   create: ImportRow[];
@@ -14,8 +19,11 @@ export interface ImportPlan {
   notes: { withFilters: number; notActive: number };
 }
 
-/** `channels`: ids of the guild's channels; a row pointing elsewhere is invalid. */
-export function planImport(rows: readonly ParsedRow[], existing: readonly FeedListItem[], channels: ReadonlySet<string>): ImportPlan {
+/**
+ * `channels`: the guild's channels and their types; a row pointing elsewhere, or into a channel
+ * that is not a text or announcement channel (a category, a voice channel, a thread), is invalid.
+ */
+export function planImport(rows: readonly ParsedRow[], existing: readonly FeedListItem[], channels: ChannelTypes): ImportPlan {
   const plan: ImportPlan = { create: [], present: [], invalid: [], notes: { withFilters: 0, notActive: 0 } };
   const existingIds = new Map(existing.map((f) => [feedIdentity(f.cuenta, f.canal), f.id]));
   const firstRowOf = new Map<string, number>();
@@ -28,6 +36,10 @@ export function planImport(rows: readonly ParsedRow[], existing: readonly FeedLi
     const label = `${feed.cuenta} → ${feed.canalId}`;
     if (!channels.has(feed.canalId)) {
       plan.invalid.push({ row: feed.row, label, key: 'transfer.invalid.channelMissing', vars: { channel: feed.canalId } });
+      continue;
+    }
+    if (!FEED_CHANNEL_TYPES.has(channels.get(feed.canalId))) {
+      plan.invalid.push({ row: feed.row, label, key: 'transfer.invalid.channelType', vars: { channel: feed.canalId } });
       continue;
     }
     const identity = feedIdentity(feed.cuenta, feed.canalId);

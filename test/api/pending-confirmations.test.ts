@@ -10,6 +10,7 @@
  * log line each (the outage itself logged once).
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ChannelType } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import { PendingConfirmations, feedSummary } from '../../commands/feed/confirmations.js';
 import { BulkPlanSchema, FeedSummarySchema, ImportPlanSchema } from '../../commands/feed/pending-values.js';
@@ -22,6 +23,7 @@ import { RedisPendingStore } from '../../src/api/shared/redis-pending.js';
 import { translator } from '../../src/i18n/index.js';
 import type { Logger } from '../../src/logger.js';
 import { readImportFile } from '../../src/transfer/format.js';
+import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport } from '../../src/transfer/plan.js';
 import { captureLogger, rejection } from './helpers.js';
 import { describeStates, redisMissing, RedisServerFixture, type StateKind } from './shared-redis.js';
@@ -65,7 +67,7 @@ function importPlan() {
       { cuenta: '', canal: C1, tipos: ['post'] },
     ],
   });
-  return planImport(readImportFile(file, 'json'), [listed(7, 'esa', C1)], new Set([C1, C2]));
+  return planImport(readImportFile(file, 'json'), [listed(7, 'esa', C1)], new Map([C1, C2].map((id) => [id, ChannelType.GuildText])));
 }
 
 describeStates('open confirmations store', (kind) => {
@@ -147,9 +149,21 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     expect(await deletes.take(context(store!, logger), ASKED)).toBeUndefined();
     const imports = new PendingConfirmations('import', ImportPlanSchema);
     const plan = importPlan();
-    await store!.put(`import:${ASKED}`, JSON.stringify({ ...plan, invalid: [{ ...plan.invalid[0], key: 'no.such.key' }] }), 10_000);
-    expect(await imports.take(context(store!, logger), ASKED)).toBeUndefined();
-    expect(lines.filter((l) => l.includes('a stored confirmation did not read back; answered as expired'))).toHaveLength(3);
+    const [row] = plan.create;
+    // Each unlike what reading a file leaves: an unknown message, an account the API refuses, an overlong state or label.
+    for (const changed of [
+      { invalid: [{ ...plan.invalid[0], key: 'no.such.key' }] },
+      { create: [{ ...row, cuenta: 'no way!' }] },
+      { create: [{ ...row, estado: 'x'.repeat(101) }] },
+      { invalid: [{ ...plan.invalid[0], label: 'x'.repeat(101) }] },
+    ]) {
+      await store!.put(`import:${ASKED}`, JSON.stringify({ ...plan, ...changed }), 10_000);
+      expect(await imports.take(context(store!, logger), ASKED)).toBeUndefined();
+    }
+    // The limits themselves still read back.
+    await store!.put(`import:${ASKED}`, JSON.stringify({ ...plan, create: [{ ...row, estado: 'x'.repeat(100) }], invalid: [{ ...plan.invalid[0], label: 'x'.repeat(100) }] }), 10_000);
+    expect(await imports.take(context(store!, logger), ASKED)).toBeDefined();
+    expect(lines.filter((l) => l.includes('a stored confirmation did not read back; answered as expired'))).toHaveLength(6);
   });
 
   it("the asking replica's timer says expired once, and only when no replica took the confirmation", async () => {
@@ -192,6 +206,21 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     expect(await onB.claim(context(b!, logger, '1400000000000000043'), ASKED)).toBeUndefined();
     await held[0]!.release();
     expect(await onB.claim(context(b!, logger, '1400000000000000043'), ASKED)).toBeDefined();
+  });
+
+  it("a server's import is held by one press across the replicas, whatever preview it came from, until released", async () => {
+    const [a, b] = await replicas(kind, 2);
+    const { logger } = captureLogger();
+    const [guild, other] = ['1100000000000000001', '1100000000000000002'];
+    const holds = await Promise.all([claimServerImport(context(a!, logger, '1400000000000000051'), guild), claimServerImport(context(b!, logger, '1400000000000000052'), guild)]);
+    const held = holds.filter((h) => h !== undefined);
+    expect(held).toHaveLength(1);
+    expect(await claimServerImport(context(b!, logger, '1400000000000000053'), guild)).toBeUndefined();
+    // Another server imports meanwhile; a preview's own mark is another key.
+    expect(await claimServerImport(context(b!, logger, '1400000000000000054'), other)).toBeDefined();
+    expect(await new PendingConfirmations('import', ImportPlanSchema).claim(context(b!, logger, '1400000000000000055'), ASKED)).toBeDefined();
+    await held[0]!.release();
+    expect(await claimServerImport(context(b!, logger, '1400000000000000053'), guild)).toBeDefined();
   });
 });
 

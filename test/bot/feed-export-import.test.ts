@@ -4,9 +4,9 @@
  * import itself (progress, budget waits, deadline, refusals) is in feed-import-batch.test.ts.
  */
 import { describe, expect } from 'vitest';
-import { MessageFlags } from 'discord.js';
+import { ChannelType, MessageFlags } from 'discord.js';
 import { ExportDocumentSchema, readImportFile } from '../../src/transfer/format.js';
-import { MEMBER_ID, MEMBER_PERMS, buttonPress, chatInput } from '../helpers/discord.js';
+import { ADMIN_PERMS, MEMBER_ID, MEMBER_PERMS, buttonPress, chatInput } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 import { C1, C2, C3, captureUploads, exportFile, field, guildChannels, importPayload, lastShown, previewButtons, shown } from './transfer-fixtures.js';
 
@@ -126,19 +126,44 @@ describe('/feed import: the dry run', () => {
     expect(answer.embeds[0]!.description).toContain(message);
   });
 
-  botTest('needs Manage Server or a feed-manager role', async ({ bot: h }) => {
+  botTest('refuses a row whose channel is a category or a voice channel (only text and announcement channels, as /feed create)', async ({ bot: h }) => {
+    const [voice, category] = ['1300000000000000004', '1300000000000000005'];
+    guildChannels(h, [C1, { id: C2, type: ChannelType.GuildAnnouncement }, { id: voice, type: ChannelType.GuildVoice }, { id: category, type: ChannelType.GuildCategory }]);
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
+    const rows = [C1, C2, voice, category].map((canal, i) => ({ cuenta: `acct${i + 1}`, canal, tipos: ['post'] }));
+    await h.run(importPayload(h, exportFile(rows)));
+    const preview = lastShown(h);
+    expect(preview.embeds[0]!.description).toContain('**2** to create · **0** already present (skipped) · **2** invalid (skipped)');
+    expect(field(preview, 'Will be created (2)')).toBe(`Row 1 · **@acct1** → <#${C1}> · Posts\nRow 2 · **@acct2** → <#${C2}> · Posts`);
+    expect(field(preview, 'Invalid, skipped (2)')!.split('\n')).toEqual([
+      `Row 3 · \`acct3 → ${voice}\`: <#${voice}> is not a text or announcement channel`,
+      `Row 4 · \`acct4 → ${category}\`: <#${category}> is not a text or announcement channel`,
+    ]);
+  });
+
+  botTest('says so in Spanish too', async ({ bot: h }) => {
+    const voice = '1300000000000000004';
+    guildChannels(h, [C1, { id: voice, type: ChannelType.GuildVoice }]);
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
+    await h.run(importPayload(h, exportFile([{ cuenta: 'nasa', canal: voice, tipos: ['post'] }]), { locale: 'es-ES' }));
+    expect(field(lastShown(h), 'No válidos, se omiten (1)')).toBe(`Fila 1 · \`nasa → ${voice}\`: <#${voice}> no es un canal de texto ni de anuncios`);
+  });
+
+  botTest('needs Manage Server', async ({ bot: h }) => {
     await h.run(importPayload(h, { ...exportFile([]), served: false }, { userId: MEMBER_ID, permissions: MEMBER_PERMS }));
     expect(lastShown(h).embeds[0]!.description).toBe('You need the **Manage Server** permission to create feeds.');
   });
 
-  botTest('lets a feed-manager role import', async ({ bot: h }) => {
+  botTest('refuses a feed-manager role without Manage Server: roles create and delete feeds, they do not import', async ({ bot: h }) => {
     const role = '1600000000000000001';
     await h.settings.update('1100000000000000001', (s) => ({ ...s, managerRoleIds: [role] }));
     // Not the gateway's cache: that guild would have no roles, and a cached member only roles it knows.
     guildChannels(h, [C1], { rest: true });
-    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
-    await h.run(importPayload(h, exportFile([{ cuenta: 'nasa', canal: C1, tipos: ['post'] }]), { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] }));
-    expect(lastShown(h).embeds[0]!.title).toBe('Import preview: feeds.json');
+    await h.run(importPayload(h, { ...exportFile([{ cuenta: 'nasa', canal: C1, tipos: ['post'] }]), served: false }, { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] }));
+    expect(lastShown(h)).toMatchObject({ flags: MessageFlags.Ephemeral, embeds: [{ description: 'You need the **Manage Server** permission to create feeds.' }] });
+    // Refused before anything: the file was not downloaded, the feeds not listed, the channels not asked for.
+    expect(h.agent.pendingInterceptors()).toEqual([]);
+    expect(h.discord.calls.filter((c) => c.path.endsWith('/channels'))).toEqual([]);
   });
 });
 
@@ -169,17 +194,20 @@ describe('/feed import: the preview buttons', () => {
     expect(lastShown(h).embeds[0]!.description).toBe('Cancelled: no feed was created.');
   });
 
-  botTest('checks the permission again on Import: a manager role removed meanwhile creates nothing', async ({ bot: h }) => {
+  botTest('checks Manage Server again on Import: lost meanwhile, even with a feed-manager role, it creates nothing and the preview stays', async ({ bot: h }) => {
     const role = '1600000000000000001';
-    const manager = { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] };
     await h.settings.update('1100000000000000001', (s) => ({ ...s, managerRoleIds: [role] }));
     guildChannels(h, [C1], { rest: true });
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
-    await h.run(importPayload(h, exportFile([{ cuenta: 'nasa', canal: C1, tipos: ['post'] }]), manager));
-    const { confirm } = previewButtons(h);
-    await h.settings.update('1100000000000000001', (s) => ({ ...s, managerRoleIds: [] }));
-    await h.run(buttonPress(confirm, manager, MessageFlags.Ephemeral));
+    await h.run(importPayload(h, exportFile([{ cuenta: 'nasa', canal: C1, tipos: ['post'] }]), { userId: MEMBER_ID, permissions: ADMIN_PERMS, roles: [role] }));
+    const { confirm, cancel } = previewButtons(h);
+    await h.run(buttonPress(confirm, { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] }, MessageFlags.Ephemeral));
     expect(lastShown(h)).toMatchObject({ flags: MessageFlags.Ephemeral, embeds: [{ description: 'You need the **Manage Server** permission to create feeds.' }] });
+    // A reply of its own: nothing was listed or created, and the preview's buttons still answer.
+    expect(h.discord.callbacks().at(-1)!.body).toMatchObject({ type: 4 });
+    expect(h.agent.pendingInterceptors()).toEqual([]);
+    await h.run(buttonPress(cancel, { userId: MEMBER_ID, permissions: MEMBER_PERMS, roles: [role] }, MessageFlags.Ephemeral));
+    expect(lastShown(h).embeds[0]!.description).toBe('Cancelled: no feed was created.');
   });
 
   describe('with previews valid for 50 ms', () => {

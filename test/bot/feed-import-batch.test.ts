@@ -1,7 +1,8 @@
 /**
  * /feed import after Import is pressed: the creates through the batch runner, one progress
  * message, waits for the request budget (local gate and 429), the 15-minute deadline, per-feed
- * refusals, re-runs that import only the rest, and creates whose answer was lost never repeated.
+ * refusals, re-runs that import only the rest, creates whose answer was lost never repeated, and
+ * one import per server at a time.
  */
 import { describe, expect, vi } from 'vitest';
 import { MessageFlags } from 'discord.js';
@@ -115,6 +116,60 @@ describe('Import', () => {
     await first;
     expect(h.discord.callbacks().at(-1)!.body).toEqual({ type: 6 });
     expect(report(h).embeds[0]!.description).toBe('3 created · 0 already present · 0 refused · 0 not attempted');
+  });
+
+  botTest('another import of the same server while one runs is refused, creates nothing, and its preview stays usable', async ({ bot: h }) => {
+    createReplies(h, { a: { status: 201, body: created(11, 'a'), delayMs: 300 }, b: { status: 201, body: created(12, 'b') }, c: { status: 201, body: created(13, 'c') } });
+    guildChannels(h, [C1]);
+    // Two previews of the same file (each lists the feeds), then the first one's Import.
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() }).times(3);
+    await h.run(importPayload(h, FILE));
+    const first = previewButtons(h);
+    await h.run(importPayload(h, FILE));
+    const second = previewButtons(h);
+    const running = h.run(buttonPress(first.confirm, {}, MessageFlags.Ephemeral));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await h.run(buttonPress(second.confirm, {}, MessageFlags.Ephemeral));
+    // A private reply of its own (not an update of the second preview, whose buttons stay).
+    expect(h.discord.callbacks().at(-1)!.body).toMatchObject({
+      type: 4,
+      data: {
+        flags: MessageFlags.Ephemeral,
+        embeds: [{ description: 'Another import into this server is still running, so nothing was created. When it has finished, press Import again (until this preview expires).' }],
+      },
+    });
+    await running;
+    expect(report(h).embeds[0]!.description).toBe('3 created · 0 already present · 0 refused · 0 not attempted');
+    // Pressed again once the first ended: it re-lists, finds every feed there, and creates nothing twice.
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed([11, 'a'], [12, 'b'], [13, 'c']), { headers: rl() });
+    await h.run(buttonPress(second.confirm, {}, MessageFlags.Ephemeral));
+    expect(report(h).embeds[0]).toMatchObject({ title: 'Import finished', description: '0 created · 3 already present · 0 refused · 0 not attempted' });
+    expect(h.agent.pendingInterceptors()).toEqual([]);
+  });
+
+  botTest('in Spanish; and an import that fails lets the next one run', async ({ bot: h }) => {
+    const es = { locale: 'es-ES' } as const;
+    guildChannels(h, [C1]);
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() }).times(2);
+    // The first Import's list is slow, then refused: the import fails before creating anything.
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(401, {}, { headers: rl() }).delay(300);
+    await h.run(importPayload(h, FILE, es));
+    const first = previewButtons(h);
+    await h.run(importPayload(h, FILE, es));
+    const second = previewButtons(h);
+    const failing = h.run(buttonPress(first.confirm, es, MessageFlags.Ephemeral));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await h.run(buttonPress(second.confirm, es, MessageFlags.Ephemeral));
+    expect(lastShown(h).embeds[0]!.description).toBe(
+      'Otra importación en este servidor sigue en curso, así que no se creó nada. Cuando termine, vuelve a pulsar Importar (hasta que caduque esta vista previa).',
+    );
+    await failing;
+    expect(lastShown(h).embeds[0]!.description).toContain('La clave de la API');
+    // Its hold went with it: the second preview imports now.
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
+    createReplies(h, { a: { status: 201, body: created(11, 'a') }, b: { status: 201, body: created(12, 'b') }, c: { status: 201, body: created(13, 'c') } });
+    await h.run(buttonPress(second.confirm, es, MessageFlags.Ephemeral));
+    expect(report(h).embeds[0]).toMatchObject({ title: 'Importación terminada', description: '3 creados · 0 ya existían · 0 rechazados · 0 sin intentar' });
   });
 });
 

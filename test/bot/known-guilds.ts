@@ -1,6 +1,6 @@
 /**
- * Guilds the test bot "is in", with their text channels, as the Guilds intent would have loaded
- * them at login. The unit harness builds interactions from raw payloads and never connects a
+ * Guilds the test bot "is in", with their channels (text ones unless said otherwise), as the
+ * Guilds intent would have loaded them at login. The unit harness builds interactions from raw payloads and never connects a
  * gateway, so `interaction.guild` is null and no channel is cached until a guild is handed over
  * here. The GUILD_CREATE goes through discord.js's own packet handler (the way
  * @feedbot/discord-emulator/testing's dispatchInteraction hands over interactions), so the cache
@@ -13,8 +13,11 @@ interface WithPacketHandler {
   ws: { handlePacket(packet: { t: string; d: unknown }, shard: { id: number }): boolean };
 }
 
+/** A channel by id (a text channel), or by id and type. */
+export type KnownChannel = string | { id: string; type: ChannelType };
+
 /** A minimal GUILD_CREATE `d`: the fields discord.js reads to build a guild and its channels. */
-function guildCreate(guildId: string, channelIds: readonly string[]): Record<string, unknown> {
+function guildCreate(guildId: string, channels: readonly KnownChannel[]): Record<string, unknown> {
   return {
     id: guildId,
     name: `guild ${guildId.slice(-4)}`,
@@ -27,11 +30,13 @@ function guildCreate(guildId: string, channelIds: readonly string[]): Record<str
     members: [],
     threads: [],
     features: [],
-    channels: channelIds.map((id, position) => ({ id, type: ChannelType.GuildText, name: `channel-${id.slice(-4)}`, position, permission_overwrites: [] })),
+    channels: channels
+      .map((c) => (typeof c === 'string' ? { id: c, type: ChannelType.GuildText } : c))
+      .map(({ id, type }, position) => ({ id, type, name: `channel-${id.slice(-4)}`, position, permission_overwrites: [] })),
   };
 }
 
-/** Makes `client` know `guildId` with these text channels (idempotent for a new id). */
-export function knowGuild(client: Client, guildId: string, channelIds: readonly string[]): void {
-  (client as unknown as WithPacketHandler).ws.handlePacket({ t: 'GUILD_CREATE', d: guildCreate(guildId, channelIds) }, { id: 0 });
+/** Makes `client` know `guildId` with these channels (idempotent for a new id). */
+export function knowGuild(client: Client, guildId: string, channels: readonly KnownChannel[]): void {
+  (client as unknown as WithPacketHandler).ws.handlePacket({ t: 'GUILD_CREATE', d: guildCreate(guildId, channels) }, { id: 0 });
 }

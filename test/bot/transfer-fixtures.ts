@@ -9,7 +9,7 @@ import { ApplicationCommandOptionType, type APIChatInputApplicationCommandIntera
 import { expect } from 'vitest';
 import { GUILD_ID, chatInput, type Invoker } from '../helpers/discord.js';
 import type { BotHarness } from '../helpers/bot.js';
-import { knowGuild } from './known-guilds.js';
+import { knowGuild, type KnownChannel } from './known-guilds.js';
 
 export const CDN_ORIGIN = 'https://cdn.discordapp.test';
 export const C1 = '1300000000000000001';
@@ -63,12 +63,12 @@ export function exportFile(feeds: object[], name = 'feeds.json'): ImportFile {
  * The guild's channels: over the gateway, the cache the Guilds intent fills; over HTTP, what
  * Discord's REST API answers to GET /guilds/{id}/channels (no cache there); `rest` forces the latter.
  */
-export function guildChannels(h: BotHarness, ids: readonly string[], opts: { rest?: boolean } = {}): void {
+export function guildChannels(h: BotHarness, known: readonly KnownChannel[], opts: { rest?: boolean } = {}): void {
   if (h.transport === 'gateway' && !opts.rest) {
-    knowGuild(h.discord.client, GUILD_ID, ids);
+    knowGuild(h.discord.client, GUILD_ID, known);
     return;
   }
-  const channels = ids.map((id) => ({ id, name: `channel-${id.slice(-4)}`, type: 0 }));
+  const channels = known.map((c) => (typeof c === 'string' ? { id: c, type: 0 } : c)).map(({ id, type }) => ({ id, name: `channel-${id.slice(-4)}`, type }));
   h.discord.recorder.respond = (call) => (call.method === 'GET' && call.path === `/guilds/${GUILD_ID}/channels` ? Response.json(channels) : undefined);
 }
 

@@ -1,9 +1,10 @@
 /**
  * Which channels exist: the Guilds-intent cache without a request, or Discord's REST list (HTTP
  * mode) cached briefly, looked up again before it may call a feed's channel deleted, and not asked
- * again right after a failure.
+ * again right after a failure. Their types (for /feed import) from the same two sources, as fresh.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ChannelType } from 'discord.js';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';
 import { createTestDiscord, GUILD_ID, type TestDiscord } from '../helpers/discord.js';
 import { knowGuild } from '../bot/known-guilds.js';
@@ -96,5 +97,55 @@ describe('ChannelDirectory.channelIds', () => {
     // Asked meanwhile with no time to wait: the lookup under way is shared, not repeated.
     await vi.waitFor(async () => expect(await dir.channelIds(GUILD_ID, 0)).toEqual(new Set([A, B])));
     expect(lookups()).toBe(1);
+  });
+});
+
+describe('ChannelDirectory.channelTypes', () => {
+  const VOICE = '1300000000000000004';
+  const CATEGORY = '1300000000000000005';
+
+  it("over the gateway: each cached channel's type, never a request", async () => {
+    knowGuild(discord.client, GUILD_ID, [A, { id: VOICE, type: ChannelType.GuildVoice }, { id: CATEGORY, type: ChannelType.GuildCategory }]);
+    const dir = directory();
+    expect(await dir.channelTypes(GUILD_ID, 0)).toEqual(
+      new Map([
+        [A, ChannelType.GuildText],
+        [VOICE, ChannelType.GuildVoice],
+        [CATEGORY, ChannelType.GuildCategory],
+      ]),
+    );
+    // Existence is unchanged by knowing types: every channel, whatever its type.
+    expect(await dir.channelIds(GUILD_ID, 0)).toEqual(new Set([A, VOICE, CATEGORY]));
+    expect(lookups()).toBe(0);
+  });
+
+  it("in HTTP mode: the REST list's `type`, from the one lookup that also gives names and existence", async () => {
+    answer = () =>
+      Response.json([
+        { id: A, name: 'general', type: ChannelType.GuildText },
+        { id: B, name: 'news', type: ChannelType.GuildAnnouncement },
+        { id: VOICE, name: 'Lounge', type: ChannelType.GuildVoice },
+        { id: CATEGORY, name: 'Info', type: ChannelType.GuildCategory },
+        { id: NEW, name: 'odd' },
+      ]);
+    const dir = directory();
+    expect(await dir.channelTypes(GUILD_ID, 1_000)).toEqual(
+      new Map([
+        [A, ChannelType.GuildText],
+        [B, ChannelType.GuildAnnouncement],
+        [VOICE, ChannelType.GuildVoice],
+        [CATEGORY, ChannelType.GuildCategory],
+        // Discord always says; a list that does not leaves the type unknown, never assumed.
+        [NEW, undefined],
+      ]),
+    );
+    expect(await dir.channelIds(GUILD_ID, 1_000)).toEqual(new Set([A, B, VOICE, CATEGORY, NEW]));
+    expect((await dir.names(GUILD_ID, 1_000))?.get(VOICE)).toBe('Lounge');
+    expect(lookups()).toBe(1);
+  });
+
+  it('unknown when the lookup fails', async () => {
+    answer = () => Response.json({ message: 'Missing Access', code: 50001 }, { status: 403 });
+    expect(await directory().channelTypes(GUILD_ID, 1_000)).toBeUndefined();
   });
 });
