@@ -4,26 +4,25 @@
 import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { InvalidOptionError } from './errors.js';
 import { truncate } from '../render/text.js';
+import { accountFromUrl, looksLikeUrl } from './profile-url.js';
 
 /**
- * Accepts `name`, `@name` or a profile URL (`https://host/name`, with or without `www.`, a
- * trailing slash, query or fragment) and returns the bare account name, or throws a user error.
+ * Accepts `name`, `@name` or a profile URL (`https://www.instagram.com/name`, with or without
+ * `www.`, a trailing slash, query or fragment; a story link names its account) and returns the bare
+ * account name, or throws a user error that says what to paste instead.
  */
 export function parseAccount(input: string): string {
   const raw = input.trim();
+  const shown = truncate(raw.replace(/`/g, "'"), 80) || ' ';
   let candidate = raw.startsWith('@') ? raw.slice(1) : raw;
-  if (/^(https?:\/\/|www\.)/i.test(raw) || /^[a-z0-9-]+(\.[a-z0-9-]+)+\//i.test(raw)) {
-    try {
-      const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
-      const segments = url.pathname.split('/').filter(Boolean);
-      candidate = segments[0] ?? '';
-      if (candidate.startsWith('@')) candidate = candidate.slice(1);
-    } catch {
-      candidate = '';
-    }
+  if (looksLikeUrl(raw)) {
+    const found = accountFromUrl(raw);
+    if (found.kind === 'otherSite') throw new InvalidOptionError('create.account.otherSite', { value: shown });
+    if (found.kind === 'notProfile') throw new InvalidOptionError('create.account.notProfile', { value: shown });
+    candidate = found.name;
   }
   if (!ACCOUNT_NAME_PATTERN.test(candidate)) {
-    throw new InvalidOptionError('create.badAccount', { value: truncate(raw.replace(/`/g, "'"), 80) || ' ' });
+    throw new InvalidOptionError('create.badAccount', { value: shown });
   }
   return candidate;
 }

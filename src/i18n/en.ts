@@ -81,6 +81,10 @@ export const en = {
   'create.field.created': 'Created',
   'create.badAccount':
     '`{value}` is not a valid account. Use the account name (letters, digits, `.` and `_`, up to 30), `@name` or a profile URL.',
+  'create.account.notProfile':
+    '`{value}` is a link to a post or a page of Instagram, not to an account. Paste the account\'s profile URL (`https://www.instagram.com/name/`) or its `@name`.',
+  'create.account.otherSite':
+    '`{value}` is not an Instagram link. Paste the account\'s profile URL (`https://www.instagram.com/name/`) or its `@name`.',
 
   // ─── Feed delete ───
   'delete.confirm.title': 'Delete feed #{id}?',

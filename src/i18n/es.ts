@@ -76,6 +76,10 @@ export const es: Record<MessageKey, string> = {
   'create.field.created': 'Creado',
   'create.badAccount':
     '`{value}` no es una cuenta válida. Usa el nombre de la cuenta (letras, dígitos, `.` y `_`, hasta 30), `@nombre` o la URL del perfil.',
+  'create.account.notProfile':
+    '`{value}` es un enlace a una publicación o a una página de Instagram, no a una cuenta. Pega la URL del perfil de la cuenta (`https://www.instagram.com/nombre/`) o su `@nombre`.',
+  'create.account.otherSite':
+    '`{value}` no es un enlace de Instagram. Pega la URL del perfil de la cuenta (`https://www.instagram.com/nombre/`) o su `@nombre`.',
 
   'delete.confirm.title': '¿Eliminar el feed #{id}?',
   'delete.confirm.description':

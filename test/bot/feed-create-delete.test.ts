@@ -16,6 +16,8 @@ describe('/feed create', () => {
     ['@nasa', 'nasa'],
     ['https://www.instagram.com/nasa/?hl=es', 'nasa'],
     ['instagram.com/nasa', 'nasa'],
+    ['https://m.instagram.com/nasa', 'nasa'],
+    ['https://www.instagram.com/stories/nasa/3412345678901234567/', 'nasa'],
   ] as const)('accepts %s and sends cuenta=%s with filtros []', async ([input, cuenta], { bot: h }) => {
     h.api
       .intercept({
@@ -45,7 +47,7 @@ describe('/feed create', () => {
     });
   });
 
-  botTest.for(['na sa', 'https://example.com/', '.nasa', 'a'.repeat(31), 'na..sa'])(
+  botTest.for(['na sa', '.nasa', 'a'.repeat(31), 'na..sa'])(
     'refuses the account %j before any request',
     async (input, { bot: h }) => {
       await h.run(chatInput('feed', 'create', { cuenta: input, canal: channel, tipos: 'post' }));
@@ -54,6 +56,30 @@ describe('/feed create', () => {
       expect(b.data.embeds[0]!.description).toMatch(/is not a valid account/);
     },
   );
+
+  botTest.for([
+    ['https://www.instagram.com/p/C8xYz12AbCd/', /link to a post or a page of Instagram, not to an account/],
+    ['https://www.instagram.com/reel/C8xYz12AbCd/?igsh=abc', /link to a post or a page of Instagram, not to an account/],
+    ['instagram.com/explore/tags/nasa', /link to a post or a page of Instagram, not to an account/],
+    ['https://www.instagram.com/nasa/p/C8xYz12AbCd', /link to a post or a page of Instagram, not to an account/],
+    ['https://example.com/some/thing', /not an Instagram link/],
+    ['https://twitter.com/nasa', /not an Instagram link/],
+    ['https://example.com/', /not an Instagram link/],
+  ] as const)('refuses the URL %s privately, saying what to paste, before any request', async ([input, reason], { bot: h }) => {
+    await h.run(chatInput('feed', 'create', { cuenta: input, canal: channel, tipos: 'post' }));
+    const b = body(h);
+    expect(b.data.flags).toBe(MessageFlags.Ephemeral);
+    expect(b.data.embeds[0]!.description).toMatch(reason);
+    expect(b.data.embeds[0]!.description).toContain('https://www.instagram.com/name/');
+    expect(b.data.embeds[0]!.description).toContain('@name');
+  });
+
+  botTest('refuses a post URL in Spanish too', async ({ bot: h }) => {
+    await h.run(chatInput('feed', 'create', { cuenta: 'https://www.instagram.com/p/C8xYz12AbCd/', canal: channel, tipos: 'post' }, { locale: 'es-ES' }));
+    const b = body(h);
+    expect(b.data.flags).toBe(MessageFlags.Ephemeral);
+    expect(b.data.embeds[0]!.description).toMatch(/enlace a una publicación o a una página de Instagram, no a una cuenta/);
+  });
 
   botTest('needs Manage Server at run time, in the user language', async ({ bot: h }) => {
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }, { userId: MEMBER_ID, permissions: MEMBER_PERMS, locale: 'es-419' }));
