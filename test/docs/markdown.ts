@@ -3,7 +3,7 @@
  * links and images they contain, and the quote blocks of the user guide. Code (fenced blocks and
  * inline code spans) is skipped: a link shown as an example is not a link.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,9 +20,13 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-/** README.md, README.es.md and every Markdown file under docs/. */
+/** README.md, README.es.md, every Markdown file under docs/ and each workspace package's README. */
 export function documentationFiles(): string[] {
-  return [join(ROOT, 'README.md'), join(ROOT, 'README.es.md'), ...markdownFiles(join(ROOT, 'docs'))];
+  const packages = readdirSync(join(ROOT, 'packages'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(ROOT, 'packages', entry.name, 'README.md'))
+    .filter((file) => existsSync(file));
+  return [join(ROOT, 'README.md'), join(ROOT, 'README.es.md'), ...markdownFiles(join(ROOT, 'docs')), ...packages];
 }
 
 /** The guide's pages of one language. */
