@@ -66,7 +66,8 @@ export type BotConfig = Pick<
 
 export async function createBot(config: BotConfig, opts: StartBotOptions): Promise<BotApp> {
   const { logger } = opts;
-  // Connected first: a wrong REDIS_URL stops start-up with one message, before anything else opens.
+  // Opened first; a Redis that is down does not stop start-up (the replica carries on alone and
+  // the link keeps connecting in the background).
   const ownSharedState = !opts.sharedState && config.REDIS_URL ? await RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' })) : undefined;
   const sharedState = opts.sharedState ?? ownSharedState;
   if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');

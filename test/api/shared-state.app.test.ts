@@ -1,7 +1,7 @@
 /**
  * REDIS_URL as createBot wires it: two bots (replicas) on one real Redis answer each other's
- * autocomplete from one upstream request; a Redis that cannot be reached stops start-up with one
- * message that names REDIS_URL and never its password.
+ * autocomplete from one upstream request; a Redis that cannot be reached does not stop start-up
+ * (one warn line that names where, never the password; the replica carries on alone).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBot, type BotApp, type BotConfig } from '../../src/app.js';
 import { silentLogger } from '../../src/logger.js';
 import { callCount } from './fixtures.js';
-import { FEED_LIST } from './helpers.js';
+import { FEED_LIST, captureLogger } from './helpers.js';
 import { RedisServerFixture, redisMissing } from './shared-redis.js';
 
 const ORIGIN = 'https://feeds.test';
@@ -56,12 +56,21 @@ describe.skipIf(redisMissing !== undefined)('createBot with REDIS_URL', () => {
     }
   });
 
-  it('a Redis that cannot be reached stops start-up, naming REDIS_URL and not its password', async () => {
+  it('a Redis that cannot be reached does not stop start-up: the replica carries on alone (issue 20 #5)', async () => {
     const server = await redis.startServer();
     const url = await server.newDatabase();
     await server.stop();
-    const error = (await createBot(config('down', url), { logger: silentLogger() }).catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^REDIS_URL: cannot connect to redis:\/\/127\.0\.0\.1:\d+\/\d+/);
-    expect(error.message).not.toContain('redis-secret-pw');
+    const { logger, lines } = captureLogger();
+    const bot = await createBot(config('down', url), { logger, drainTimeoutMs: 100 });
+    try {
+      const warn = lines.find((l) => l.includes('Redis does not answer at start-up'));
+      expect(warn).toMatch(/"where":"redis:\/\/127\.0\.0\.1:\d+\/\d+"/);
+      expect(lines.join('')).not.toContain('redis-secret-pw');
+      // The replay guard decides on this replica's memory meanwhile.
+      expect(await bot.seen.firstTime('1300000000000000001')).toBe(true);
+      expect(await bot.seen.firstTime('1300000000000000001')).toBe(false);
+    } finally {
+      await bot.stop();
+    }
   });
 });

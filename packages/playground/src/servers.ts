@@ -149,12 +149,15 @@ function postgresIds(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-/** `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` in a temp dir. */
-export async function startRedis(): Promise<LocalServer> {
+/**
+ * `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` in a temp dir; `port` for a
+ * test that starts Redis where a bot already looks for it (default: a free port).
+ */
+export async function startRedis(opts: { port?: number } = {}): Promise<LocalServer> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server not found');
   const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-redis-'));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const child: ChildProcess = spawn(
     binary,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--databases', '64', '--requirepass', REDIS_PASSWORD],

@@ -39,6 +39,8 @@ export function lua(source: string): LuaScript {
 
 export class RedisLink {
   private down = false;
+  /** During open(): the outage line says the replica starts without Redis. */
+  private starting = false;
   private readonly timed: ReturnType<typeof withTimeout>;
 
   private constructor(
@@ -48,24 +50,35 @@ export class RedisLink {
   ) {
     this.timed = withTimeout(client);
     client.on('error', (error: unknown) => this.failed(error));
+    // A (re)connection after an outage, or after starting without Redis: share again at once.
+    client.on('ready', () => this.answered());
   }
 
-  /** Connects now, so a wrong URL or a server that is down fails start-up with one message. */
+  /**
+   * Starts connecting, and resolves once Redis answers, fails once, or CONNECT_TIMEOUT_MS passed:
+   * never rejects for an unreachable server or a refused password. The README's promise, "Redis
+   * down: each replica carries on alone", holds at start-up too: a replica that crashed here would
+   * crash-loop for as long as Redis is down. The client keeps connecting in the background (with
+   * backoff, one warn line for the whole outage) and the replicas share again once it is up.
+   * A REDIS_URL that cannot be parsed still throws: that is a mistake to fix, not an outage.
+   */
   static async open(redisUrl: string, logger: Logger): Promise<RedisLink> {
     const location = parseRedisUrl(redisUrl);
-    const client = newClient(location.url);
+    const client = newClient(location.url, { retryFromStart: true });
     const link = new RedisLink(client, location, logger);
-    try {
-      await Promise.race([
-        client.connect(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), CONNECT_TIMEOUT_MS).unref()),
-      ]);
-    } catch (error) {
-      // A failed first connection has closed the client already (destroy() would throw then).
-      if (client.isOpen) client.destroy();
-      throw new Error(`REDIS_URL: cannot connect to ${location.where}: ${link.describe(error).message}`);
-    }
-    link.down = false;
+    link.starting = true;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = new Promise<void>((resolve) => {
+      client.once('ready', resolve);
+      client.once('error', () => resolve());
+      timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+    });
+    // Pending until connected (or closed): the strategy never gives up, so nothing to report here.
+    client.connect().catch(() => undefined);
+    await settled;
+    clearTimeout(timer);
+    link.starting = false;
+    if (!client.isReady && !link.down) link.failed(new Error('Redis did not answer in time'));
     return link;
   }
 
@@ -94,15 +107,20 @@ export class RedisLink {
       this.failed(error);
       return fallback();
     }
-    if (this.down) {
-      this.down = false;
-      this.logger.info({ where: this.where }, 'shared state: Redis answers again; replicas share the rate gate, the feeds cache and confirmations again');
-    }
+    this.answered();
     return value;
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.close().catch(() => this.client.destroy());
+    // Still connecting (Redis down): nothing to flush, and close() would wait for the connection.
+    if (this.client.isReady) await this.client.close().catch(() => this.client.destroy());
+    else if (this.client.isOpen) this.client.destroy();
+  }
+
+  private answered(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.logger.info({ where: this.where }, 'shared state: Redis answers again; replicas share the rate gate, the feeds cache and confirmations again');
   }
 
   private failed(error: unknown): void {
@@ -110,7 +128,9 @@ export class RedisLink {
     this.down = true;
     this.logger.warn(
       { where: this.where, storageError: this.describe(error) },
-      'shared state: Redis does not answer; until it does, this replica gates requests and caches lists on its own, and confirmations ask users to try again',
+      this.starting
+        ? 'shared state: Redis does not answer at start-up; this replica starts alone (it gates requests and caches lists on its own, and confirmations ask users to try again) and keeps connecting in the background'
+        : 'shared state: Redis does not answer; until it does, this replica gates requests and caches lists on its own, and confirmations ask users to try again; it keeps reconnecting in the background',
     );
   }
 

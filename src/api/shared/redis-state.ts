@@ -24,7 +24,7 @@ export class RedisSharedState implements SharedStateBackend {
     private readonly namespace = 'feedbot',
   ) {}
 
-  /** Connects now: a wrong REDIS_URL or a server that is down fails start-up with one message. */
+  /** Starts connecting: a REDIS_URL that cannot be parsed throws; a Redis that is down does not (RedisLink.open). */
   static async open(redisUrl: string, logger: Logger): Promise<RedisSharedState> {
     return new RedisSharedState(await RedisLink.open(redisUrl, logger));
   }
