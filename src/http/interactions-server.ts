@@ -9,7 +9,7 @@
  *   200  {"type":1} to a PING; the first response to anything else
  *   503  shutting down, or no first response within the deadline (Discord has given up by then)
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import { listenError } from '../ops/http-server.js';
 import { Observers, type Listener } from '../observers.js';
 import type { InitialResponses } from './initial-response.js';
+import { createListener, type PathHandler } from './listener.js';
 import { isFreshTimestamp, type SeenInteractions } from './replay.js';
 import { isSignedByDiscord } from './signature.js';
 
@@ -105,10 +106,9 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
     return 'answered';
   }
 
-  const server: Server = createServer((req, res) => {
+  const onRequest: PathHandler = (req, res, path) => {
     const startedAt = performance.now();
     const done = (outcome: HttpOutcome) => requests.emit({ outcome, latencyMs: performance.now() - startedAt });
-    const path = new URL(req.url ?? '/', 'http://interactions.invalid').pathname;
     if (path !== '/interactions') return sendJson(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'POST' });
     handle(req, res).then(done, (error: unknown) => {
@@ -121,9 +121,8 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
       if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
       done('bad_request');
     });
-  });
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 5_000;
+  };
+  const server: Server = createListener(onRequest, { logger: opts.logger, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000 });
 
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, opts.host, opts.port, 'interactions endpoint', { port: 'PORT', host: 'HOST' }));

@@ -6,8 +6,9 @@
  * HEAD works wherever GET does; any other method is a 405, any other path a 404. Nothing here
  * reads a request body, and no answer carries a secret.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createListener } from '../http/listener.js';
 import type { Logger } from '../logger.js';
 import type { Readiness } from './readiness.js';
 
@@ -53,21 +54,20 @@ export function startOpsServer(opts: OpsServerOptions): Promise<OpsServer> {
     },
   };
 
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://ops.invalid').pathname;
-    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-    if (!route) return sendJson(req, res, 404, { error: 'not found', routes: Object.keys(routes) });
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(req, res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
-    route(req, res).catch((error: unknown) => {
-      logger.error({ err: error, path }, 'ops endpoint failed');
-      if (!res.headersSent) sendJson(req, res, 500, { error: 'internal error' });
-      else res.destroy();
-    });
-  });
-  // A scraper that stalls must not hold a socket for long; the answers are small.
-  server.requestTimeout = 10_000;
-  server.headersTimeout = 5_000;
-  server.keepAliveTimeout = 5_000;
+  const server: Server = createListener(
+    (req, res, path) => {
+      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+      if (!route) return sendJson(req, res, 404, { error: 'not found', routes: Object.keys(routes) });
+      if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(req, res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
+      route(req, res).catch((error: unknown) => {
+        logger.error({ err: error, path }, 'ops endpoint failed');
+        if (!res.headersSent) sendJson(req, res, 500, { error: 'internal error' });
+        else res.destroy();
+      });
+    },
+    // A scraper that stalls must not hold a socket for long; the answers are small.
+    { logger, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 5_000 },
+  );
 
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, opts.host, opts.port));
