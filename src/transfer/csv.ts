@@ -5,10 +5,14 @@
  */
 
 /**
- * Characters that make a spreadsheet read a cell as a formula (OWASP "CSV injection"): such a cell
- * is written with a leading `'`, which spreadsheets show as text and `unguardCell` removes.
+ * Cells a spreadsheet would read as a formula (OWASP "CSV injection"): a tab or CR first, or a
+ * first non-blank character `= + - @` — spreadsheets skip leading blanks, line breaks included,
+ * and read the full-width and small forms (＝ ＋ － ＠, ﹦ ﹢ ﹣ ﹫) and the minus sign as their ASCII
+ * twins. Such a cell is written with a leading `'`, which spreadsheets show as text and
+ * `unguardCell` removes. Leading quotes before such a start are part of the pattern, so a cell that
+ * already begins with `'` and a formula gets one more and reads back exactly as it was.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+const FORMULA_START = /^'*(?:[\t\r]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B\u2212])/u;
 
 export function guardCell(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;

@@ -3,6 +3,7 @@
  * 4180 with the formula-injection guard, and bad files or rows are refused with their reason.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import { CsvSyntaxError, guardCell, readCsv, unguardCell, writeCsv } from '../../src/transfer/csv.js';
 import {
@@ -88,6 +89,32 @@ describe('CSV', () => {
     expect(guardCell(cell)).toBe(`'${cell}`);
     expect(unguardCell(guardCell(cell))).toBe(cell);
     expect(readCsv(writeCsv([[cell]]))).toEqual([[`'${cell}`]]);
+  });
+
+  // A spreadsheet skips leading blanks (line breaks too) and reads full-width ＝ ＋ － ＠ as their
+  // ASCII forms: these start formulas as surely as `=1+1` does.
+  it.each(['\n=1+1', ' =1+1', '\u3000=1+1', '\u00a0+1', '＝1+1', '＋1', '－1', '＠SUM(A1)', ' \n＝1', "'=1+1", "'' -1"])(
+    'guards %j, whose first non-blank character starts a formula, and reads it back',
+    (cell) => {
+      expect(guardCell(cell)).toBe(`'${cell}`);
+      expect(unguardCell(guardCell(cell))).toBe(cell);
+      expect(readCsv(writeCsv([[cell]])).map((row) => row.map(unguardCell))).toEqual([[cell]]);
+    },
+  );
+
+  it('guards every cell whose first non-blank character starts a formula, and any cell reads back as written', () => {
+    const blank = fc.constantFrom(' ', '\t', '\r', '\n', '\u3000', '\u00a0', "'");
+    const start = fc.constantFrom('=', '+', '-', '@', '＝', '＋', '－', '＠', 'a', '1', '"', ',');
+    const cell = fc.tuple(fc.array(blank, { maxLength: 3 }), start, fc.string({ maxLength: 8 })).map(([b, c, rest]) => b.join('') + c + rest);
+    fc.assert(
+      fc.property(fc.oneof(cell, fc.string()), (text) => {
+        const written = guardCell(text);
+        const firstNonBlank = /^'*\s*(.?)/u.exec(text)![1]!;
+        if ('=+-@＝＋－＠'.includes(firstNonBlank) && firstNonBlank !== '') expect(written.startsWith("'")).toBe(true);
+        expect(unguardCell(written)).toBe(text);
+        expect(readCsv(`x,${writeCsv([[text]])}`)[0]!.slice(1).map(unguardCell).join('')).toBe(text);
+      }),
+    );
   });
 
   it('leaves other cells alone, a leading quote included', () => {
