@@ -1,6 +1,8 @@
 /**
  * `npm run sandbox`: start the sandbox on https://127.0.0.1:8443 with the demo data, print the
- * URL, the certificate to trust and a fresh full-scope key for the demo server.
+ * URL, the certificate to trust and a fresh full-scope key for the demo server, or with
+ * `-- --guild <id>` for that (real) Discord server, created in the sandbox if missing. The banner
+ * comes first: log lines written while starting are held until it is out.
  *
  * The .env lines name the certificate as FEED_API_CA_FILE, the bot's own CA setting for the feed
  * API: NODE_EXTRA_CA_CERTS is read only when Node starts, so a line for it in .env does nothing.
@@ -15,6 +17,8 @@ import { z } from 'zod';
 import { SCOPES } from '@feedbot/feed-api-contract';
 import { createLogger, type Logger } from './log.js';
 import { DEMO_GUILD_ID } from './seed.js';
+import { heldOutput } from './held-output.js';
+import { parseSandboxArgs, SANDBOX_USAGE } from './main-args.js';
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, startSandbox, type RunningSandbox } from './server.js';
 
 export const DEMO_KEY_FILE = 'demo-key.txt';
@@ -46,13 +50,20 @@ export function parseSandboxEnv(env: NodeJS.ProcessEnv): SandboxEnv {
 
 export interface DemoSandbox {
   sandbox: RunningSandbox;
+  /** The server the printed key belongs to: the demo server, or the one `--guild` named. */
+  guild: string;
+  /** The printed key (of `guild`). */
   demoKey: string;
+  /** Where it is also written (mode 0600): demo-key.txt, or key-<guild>.txt with `--guild`. */
   demoKeyFile: string;
   banner: string;
 }
 
-/** Starts the sandbox with demo data and a fresh demo key; what `npm run sandbox` runs. */
-export async function startDemoSandbox(env: SandboxEnv, logger: Logger): Promise<DemoSandbox> {
+/**
+ * Starts the sandbox with demo data and a fresh full-scope key for the demo server, or for
+ * `options.guild` (created with plan `server` when missing); what `npm run sandbox` runs.
+ */
+export async function startDemoSandbox(env: SandboxEnv, logger: Logger, options: { guild?: string } = {}): Promise<DemoSandbox> {
   const sandbox = await startSandbox({
     dataDir: env.SANDBOX_DATA_DIR,
     port: env.SANDBOX_PORT,
@@ -65,13 +76,19 @@ export async function startDemoSandbox(env: SandboxEnv, logger: Logger): Promise
       : undefined,
   });
   try {
-    if (!(await sandbox.admin.getServer(DEMO_GUILD_ID))) await sandbox.admin.createServer(DEMO_GUILD_ID, 'server');
-    const demoKey = await sandbox.admin.generateKey(DEMO_GUILD_ID, [...SCOPES]);
-    const demoKeyFile = join(sandbox.dataDir, DEMO_KEY_FILE);
+    const guild = options.guild ?? DEMO_GUILD_ID;
+    if (!(await sandbox.admin.getServer(guild))) {
+      await sandbox.admin.createServer(guild, 'server');
+      if (options.guild) logger.info({ guild }, 'created the server named by --guild (plan server)');
+    }
+    const plan = (await sandbox.admin.getServer(guild))!.plan;
+    const demoKey = await sandbox.admin.generateKey(guild, [...SCOPES]);
+    const demoKeyFile = join(sandbox.dataDir, options.guild ? `key-${guild}.txt` : DEMO_KEY_FILE);
     await writeFile(demoKeyFile, `${demoKey}\n`, { mode: 0o600 });
     await chmod(demoKeyFile, 0o600);
-    logger.info({ guild: DEMO_GUILD_ID, keyFile: demoKeyFile }, 'generated a new demo key (the previous one no longer works)');
-    return { sandbox, demoKey, demoKeyFile, banner: banner(sandbox, demoKey, demoKeyFile) };
+    logger.info({ guild, keyFile: demoKeyFile }, 'generated a new key (the previous one no longer works)');
+    const printed = options.guild ? guildBanner(sandbox, guild, plan, demoKey, demoKeyFile) : banner(sandbox, demoKey, demoKeyFile);
+    return { sandbox, guild, demoKey, demoKeyFile, banner: printed };
   } catch (err) {
     await sandbox.close();
     throw err;
@@ -101,11 +118,49 @@ function banner(sandbox: RunningSandbox, demoKey: string, demoKeyFile: string): 
   ].join('\n');
 }
 
+/** The banner of `--guild <id>`: the same lines, the key of that server. */
+function guildBanner(sandbox: RunningSandbox, guild: string, plan: string, key: string, keyFile: string): string {
+  const warnPlan = plan === 'server' ? [] : [`                          plan ${plan}: the API refuses it (npm run sandbox:admin -- server:plan ${guild} server)`];
+  return [
+    '',
+    `  feed API sandbox        ${sandbox.url}`,
+    `  certificate to trust    ${sandbox.caFile}`,
+    `  OpenAPI document        ${sandbox.url}/openapi.json`,
+    '',
+    `  your server (guild)     ${guild}  (plan ${plan}, scopes ${SCOPES.join(' ')})`,
+    ...warnPlan,
+    `  key for server ${guild}  ${key}`,
+    `                          new on every start: the previous key no longer works.`,
+    `                          also in ${keyFile} (mode 0600)`,
+    '',
+    '  For the bot, put these lines in .env:',
+    `    FEED_API_URL=${sandbox.url}`,
+    `    FEED_API_CA_FILE=${sandbox.caFile}`,
+    '  then, in that Discord server, run /apikey set and paste the key.',
+    '',
+    '  Admin: npm run sandbox:admin -- help',
+    '',
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
+  const args = parseSandboxArgs(process.argv.slice(2));
+  if (args.help) {
+    console.log(SANDBOX_USAGE);
+    return;
+  }
   const env = parseSandboxEnv(process.env);
-  const logger = createLogger({ name: 'sandbox', level: env.LOG_LEVEL });
-  const demo = await startDemoSandbox(env, logger);
+  const output = heldOutput();
+  const logger = createLogger({ name: 'sandbox', level: env.LOG_LEVEL, destination: output });
+  let demo: DemoSandbox;
+  try {
+    demo = await startDemoSandbox(env, logger, { guild: args.guild });
+  } catch (err) {
+    output.release(process.stdout);
+    throw err;
+  }
   console.log(demo.banner);
+  output.release(process.stdout);
   const stop = (signal: string): void => {
     logger.info({ signal }, 'stopping');
     void demo.sandbox.close().then(() => process.exit(0));
