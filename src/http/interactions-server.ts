@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import { listenError } from '../ops/http-server.js';
 import { Observers, type Listener } from '../observers.js';
 import type { InitialResponses } from './initial-response.js';
-import { createListener, type PathHandler } from './listener.js';
+import { closeDraining, createListener, type PathHandler } from './listener.js';
 import { isFreshTimestamp, type SeenInteractions } from './replay.js';
 import { isSignedByDiscord } from './signature.js';
 
@@ -25,6 +25,12 @@ import { isSignedByDiscord } from './signature.js';
 export const MAX_BODY_BYTES = 256 * 1024;
 /** Discord waits 3 s for the first response; after that an answer reaches nobody. */
 const FIRST_RESPONSE_DEADLINE_MS = 3_000;
+/**
+ * How long close() lets the requests in flight finish before cutting the connections left. Every
+ * interaction is answered (or given up) within the 3 s deadline once its body arrived; a request
+ * still open 5 s after SIGTERM is one Discord no longer waits for, or a client dribbling bytes.
+ */
+export const DRAIN_MS = 5_000;
 
 const InteractionEnvelope = z.looseObject({
   id: z.string().regex(/^\d{17,20}$/),
@@ -52,6 +58,8 @@ export interface InteractionsServerOptions {
   logger: Logger;
   now?: () => number;
   deadlineMs?: number;
+  /** close(): how long requests in flight may finish (DRAIN_MS; at most 10 s). */
+  drainMs?: number;
 }
 
 export interface InteractionsServer {
@@ -113,7 +121,7 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'POST' });
     handle(req, res).then(done, (error: unknown) => {
       if (error instanceof Refusal) {
-        if (!res.headersSent) sendJson(res, error.status, { error: error.message }, error.status === 413 ? { connection: 'close' } : {});
+        if (!res.headersSent && !res.destroyed) sendJson(res, error.status, { error: error.message }, error.status === 413 ? { connection: 'close' } : {});
         opts.logger.debug({ status: error.status, outcome: error.outcome }, 'interaction request refused');
         return done(error.outcome);
       }
@@ -138,10 +146,7 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
         onRequest: (listener) => requests.add(listener),
         close() {
           closing = true;
-          closed ??= new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeIdleConnections();
-          });
+          closed ??= closeDraining(server, Math.min(opts.drainMs ?? DRAIN_MS, 10_000));
           return closed;
         },
       });
@@ -178,6 +183,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
       chunks.push(chunk);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    // The client went away, or the drain after SIGTERM cut it: nobody is left to answer.
+    const gone = () => reject(new Refusal(400, 'bad_request', 'the client closed the connection before the body ended'));
+    req.on('error', gone);
+    req.on('close', () => {
+      if (!req.complete) gone();
+    });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * What every HTTP listener feedbot owns (the ops listener, POST /interactions) does the same way:
  * a request target that no URL parser accepts is a 400 at once, never an exception; a handler
- * that throws is a 500 for that request only.
+ * that throws is a 500 for that request only; the configured time-outs hold to the second; and
+ * a close drains for a bounded time, then cuts what is left.
  *
  * Node's parser accepts targets such as `//x:99999/` or `http://[` and hands them to the
  * handler; `new URL()` throws on them. Thrown from the 'request' event, that is an uncaught
@@ -10,6 +11,13 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
+
+/**
+ * How often Node looks for requests past headersTimeout / requestTimeout. Its default (30 s)
+ * let a client that sends one header byte every 2 s hold a socket for ~29 s against a 5 s
+ * headersTimeout; the check walks only the open connections, so once a second costs nothing.
+ */
+export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /** The handler of one listener, given the path of a target that parsed. */
 export type PathHandler = (req: IncomingMessage, res: ServerResponse, path: string) => void;
@@ -33,7 +41,13 @@ export function requestPath(req: IncomingMessage): string | undefined {
 
 export function createListener(handler: PathHandler, opts: ListenerOptions): Server {
   const { logger } = opts;
-  const server = createServer((req, res) => {
+  const timeouts = {
+    connectionsCheckingInterval: CONNECTIONS_CHECK_INTERVAL_MS,
+    requestTimeout: opts.requestTimeoutMs,
+    headersTimeout: opts.headersTimeoutMs,
+    ...(opts.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: opts.keepAliveTimeoutMs }),
+  };
+  const server = createServer(timeouts, (req, res) => {
     const path = requestPath(req);
     if (path === undefined) {
       logger.debug({ method: req.method }, 'request target not understood: 400');
@@ -47,10 +61,27 @@ export function createListener(handler: PathHandler, opts: ListenerOptions): Ser
       else res.destroy();
     }
   });
-  server.requestTimeout = opts.requestTimeoutMs;
-  server.headersTimeout = opts.headersTimeoutMs;
-  if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
   return server;
+}
+
+/**
+ * Stops accepting, closes idle keep-alive connections, lets the requests in flight finish for at
+ * most `drainMs`, then closes every connection left; resolves once the server is closed.
+ * server.close() also stops Node's connection checks, so without this bound a client dribbling
+ * a body (a byte a second) held the drain, and the process, for as long as it liked.
+ */
+export function closeDraining(server: Server, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    // A keep-alive connection that finishes its request while draining becomes idle: close it too.
+    const idle = setInterval(() => server.closeIdleConnections(), 250);
+    const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(cut);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 function sendPlain(res: ServerResponse, status: number, message: string, extra: Record<string, string> = {}): void {
