@@ -51,7 +51,7 @@ export interface Claim {
 }
 
 /**
- * One kind of confirmation (`kind` namespaces its keys): values written as JSON and checked with
+ * One kind of confirmation (`kind` namespaces its keys, the guild and the asking interaction name each): values written as JSON and checked with
  * `schema` when read back. Store failures reach the user as ConfirmationsUnavailableError.
  */
 export class PendingConfirmations<T> {
@@ -68,14 +68,15 @@ export class PendingConfirmations<T> {
    */
   async start(ctx: HandlerContext, asked: string, value: T, ttlMs: number, onExpiry: () => void): Promise<void> {
     const { pending, logger } = ctx.services;
-    await this.guard(ctx, 'put', () => pending.put(this.key(asked), JSON.stringify(value), ttlMs + STORE_GRACE_MS));
-    this.stopTimer(asked);
+    const key = this.key(ctx, asked);
+    await this.guard(ctx, 'put', () => pending.put(key, JSON.stringify(value), ttlMs + STORE_GRACE_MS));
+    this.stopTimer(key);
     const timer = setTimeout(() => {
-      this.timers.delete(asked);
-      void this.expire(pending, logger, asked, onExpiry);
+      this.timers.delete(key);
+      void this.expire(pending, logger, key, onExpiry);
     }, ttlMs);
     timer.unref?.();
-    this.timers.set(asked, timer);
+    this.timers.set(key, timer);
   }
 
   /**
@@ -85,15 +86,16 @@ export class PendingConfirmations<T> {
    */
   async take(ctx: HandlerContext, asked: string | undefined): Promise<T | undefined> {
     if (asked === undefined) return undefined;
-    const json = await this.guard(ctx, 'take', () => ctx.services.pending.take(this.key(asked)));
-    this.stopTimer(asked);
+    const key = this.key(ctx, asked);
+    const json = await this.guard(ctx, 'take', () => ctx.services.pending.take(key));
+    this.stopTimer(key);
     return json === undefined ? undefined : this.read(ctx.services.logger, json);
   }
 
   /** Marks the confirmation as being carried out by this press; undefined when another press holds it. */
   async claim(ctx: HandlerContext, asked: string): Promise<Claim | undefined> {
     const { pending, logger } = ctx.services;
-    const [key, owner] = [this.key(asked), ctx.interaction.id];
+    const [key, owner] = [this.key(ctx, asked), ctx.interaction.id];
     if (!(await this.guard(ctx, 'claim', () => pending.claim(key, owner, CLAIM_TTL_MS)))) return undefined;
     return {
       release: () =>
@@ -111,10 +113,10 @@ export class PendingConfirmations<T> {
   }
 
   /** "Expired" only for a confirmation nobody answered: taking it first means a press elsewhere cannot answer it after. */
-  private async expire(pending: PendingStore, logger: Logger, asked: string, onExpiry: () => void): Promise<void> {
+  private async expire(pending: PendingStore, logger: Logger, key: string, onExpiry: () => void): Promise<void> {
     let json: string | undefined;
     try {
-      json = await pending.take(this.key(asked));
+      json = await pending.take(key);
     } catch (error) {
       // Unknown whether a press elsewhere answered it (its message may show progress): left as is.
       logger.warn({ err: error, confirmation: this.kind }, 'could not tell whether an expired confirmation was answered; its message is left as it is');
@@ -147,13 +149,19 @@ export class PendingConfirmations<T> {
     }
   }
 
-  private key(asked: string): string {
-    return `${this.kind}:${asked}`;
+  /**
+   * The question's key: its kind, the guild it was asked in and the asking interaction. The guild
+   * is part of it so that a press is matched to a question of its own guild only: a custom_id
+   * carried into another guild finds nothing there (answered as expired), and the question stays
+   * usable where it was asked.
+   */
+  private key(ctx: HandlerContext, asked: string): string {
+    return `${this.kind}:${ctx.guildId()}:${asked}`;
   }
 
-  private stopTimer(asked: string): void {
-    const timer = this.timers.get(asked);
+  private stopTimer(key: string): void {
+    const timer = this.timers.get(key);
     if (timer) clearTimeout(timer);
-    this.timers.delete(asked);
+    this.timers.delete(key);
   }
 }

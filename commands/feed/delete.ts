@@ -8,7 +8,7 @@ import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, 
 import type { FeedSummary } from '../../src/audit/events.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, optional, snowflake, withFormerFormat, type Decoded } from '../../src/bot/custom-id.js';
+import { customId, int, oneOf, snowflake, withFormerFormat, type CustomIdCodec, type Decoded } from '../../src/bot/custom-id.js';
 import { InvalidOptionError, UserError } from '../../src/bot/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
@@ -32,13 +32,16 @@ const confirmationParts = {
 /**
  * `asked`: the id of the /feed delete interaction that asked, unique to each confirmation; it
  * keys the confirmation's expiry timer and what it is about. Buttons posted before it was added
- * read without one (their timers died with the process that posted them).
+ * read without one (their timers died with the process that posted them); only that former
+ * format, with no `asked` part at all, is read as such a button: an `asked` that names no open
+ * question is an expired question.
  */
-export const deleteConfirmId = withFormerFormat(
-  customId('feed:delete', { ...confirmationParts, asked: optional(snowflake) }),
-  customId('feed:delete', confirmationParts),
-  (former) => ({ ...former, asked: undefined }),
-);
+const formerDeleteConfirmId = customId('feed:delete', confirmationParts);
+/** What a press reads: `asked` is absent only from a button of the former format. */
+type DeleteConfirmState = Decoded<typeof formerDeleteConfirmId> & { asked: string | undefined };
+/** Writes (and reads) `asked` as a snowflake, never absent: encode() is only ever given one. */
+const currentDeleteConfirmId: CustomIdCodec<DeleteConfirmState> = customId('feed:delete', { ...confirmationParts, asked: snowflake });
+export const deleteConfirmId = withFormerFormat(currentDeleteConfirmId, formerDeleteConfirmId, (former) => ({ ...former, asked: undefined }));
 type Confirmation = Omit<Decoded<typeof deleteConfirmId>, 'answer'>;
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
@@ -124,8 +127,11 @@ export function createDeleteFeature(): DeleteFeature {
       // Whatever this press leads to, its confirmation is done: the answer replaces it, or a
       // failure is explained apart and the custom_id still refuses the buttons after their
       // expiry. A timer left armed would hold the asking interaction until it fires.
-      const feed = (await pending.take(ctx, asked)) ?? { id: confirmation.id };
-      if (ctx.now() > confirmation.expires * 1000) {
+      const stored = await pending.take(ctx, asked);
+      // Only a button of the former format has no question to find; one that names a question
+      // nobody holds (answered, expired, asked in another guild, or a mangled id) is expired.
+      const feed = stored ?? (asked === undefined ? { id: confirmation.id } : undefined);
+      if (feed === undefined || ctx.now() > confirmation.expires * 1000) {
         await ctx.respond.send({ embeds: [confirmationExpiredEmbed(ctx.t)], components: [] });
         return;
       }
