@@ -5,7 +5,8 @@
  *
  *   401  missing or wrong signature, or a timestamp more than 5 minutes off (a replay)
  *   409  an interaction id seen before (a replay inside those 5 minutes)
- *   413  a body over MAX_BODY_BYTES; 415 not JSON; 400 not an interaction
+ *   413  a body over MAX_BODY_BYTES (the one check before the signature, which covers the body)
+ *   415  a signed body that is not application/json; 400 not an interaction; 400 a target no URL parser reads
  *   200  {"type":1} to a PING; the first response to anything else
  *   503  shutting down, or no first response within the deadline (Discord has given up by then)
  */
@@ -88,10 +89,11 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
     const signature = header(req, 'x-signature-ed25519');
     const timestamp = header(req, 'x-signature-timestamp');
     if (!signature || !timestamp) throw new Refusal(401, 'bad_signature', 'missing signature headers');
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new Refusal(415, 'bad_request', 'the body must be application/json');
     const body = await readBody(req);
     if (!isSignedByDiscord(opts.publicKey, signature, timestamp, body)) throw new Refusal(401, 'bad_signature', 'invalid request signature');
     if (!isFreshTimestamp(timestamp, now())) throw new Refusal(401, 'stale', 'request timestamp too old or in the future');
+    // Only after the signature: an unsigned caller learns nothing of what the endpoint accepts.
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new Refusal(415, 'bad_request', 'the body must be application/json');
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));

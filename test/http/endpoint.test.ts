@@ -124,7 +124,8 @@ describe('POST /interactions', () => {
   it('refuses bodies that are too large, not JSON, or not interactions', async () => {
     const huge = signed({ ...ping(), padding: 'x'.repeat(MAX_BODY_BYTES) });
     expect((await post(huge.body, huge.headers)).status).toBe(413);
-    const res = await request(`${server.url}/interactions`, { method: 'POST', body: 'type=1', headers: { ...signed(ping()).headers, 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = signInteraction(discordKey.privateKey, 'type=1', String(Math.floor(clock / 1000)));
+    const res = await request(`${server.url}/interactions`, { method: 'POST', body: form.body, headers: { ...form.headers, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.statusCode).toBe(415);
     await res.body.dump();
     const notInteraction = signed({ hello: 'world' });
