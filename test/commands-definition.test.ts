@@ -1,6 +1,6 @@
 /** The command definitions sent to Discord respect its documented rules. */
 import { describe, expect, it } from 'vitest';
-import { ApplicationCommandOptionType, PermissionFlagsBits, type APIApplicationCommandOption, type APIApplicationCommandOptionChoice } from 'discord.js';
+import { ApplicationCommandOptionType, Locale, PermissionFlagsBits, type APIApplicationCommandOption, type APIApplicationCommandOptionChoice } from 'discord.js';
 import { commands } from '../src/commands.js';
 import { DEFAULT_LANG, DISCORD_LOCALES } from '../src/i18n/index.js';
 
@@ -68,8 +68,8 @@ describe('command definitions', () => {
     await expect(JSON.stringify(bodies, null, 2)).toMatchFileSnapshot('./__snapshots__/commands.json');
   });
 
-  it('localize every name, description and choice for every locale of every catalogue', () => {
-    const all = Object.values(DISCORD_LOCALES).flat().sort();
+  it('localize every name and description for every Discord locale, and every choice for every locale of every catalogue', () => {
+    const all = Object.values(Locale).sort();
     const others = Object.entries(DISCORD_LOCALES).flatMap(([lang, locales]) => (lang === DEFAULT_LANG ? [] : locales)).sort();
     for (const b of bodies) {
       expect(Object.keys(b.description_localizations ?? {}).sort()).toEqual(all);
@@ -81,6 +81,38 @@ describe('command definitions', () => {
         }
       });
     }
+  });
+
+  // The README promises "everyone else in English": a French or German client must not see the
+  // API words (`canal`, `cuenta`) that are the base names, nor a mix of Spanish names and English
+  // descriptions.
+  it.each([Locale.French, Locale.German, Locale.Japanese, Locale.PortugueseBR, Locale.Indonesian])('a %s client sees the English names and descriptions', (locale) => {
+    for (const b of bodies) {
+      const items: { name: string; description: string; name_localizations?: Record<string, string | null> | null; description_localizations?: Record<string, string | null> | null }[] = [b as never];
+      walk(b.options, (o) => items.push(o as never));
+      for (const item of items) {
+        expect({ at: item.name, name: item.name_localizations?.[locale] ?? item.name }).toEqual({ at: item.name, name: item.name_localizations?.[Locale.EnglishUS] ?? item.name });
+        expect({ at: item.name, description: item.description_localizations?.[locale] ?? item.description }).toEqual({ at: item.name, description: item.description });
+      }
+    }
+    const feed = bodies.find((b) => b.name === 'feed')!;
+    const create = feed.options!.find((o) => o.name === 'create') as { options: APIApplicationCommandOption[] };
+    expect(create.options.map((o) => o.name_localizations?.[locale])).toEqual(['account', 'channel', 'types']);
+  });
+
+  // Discord counts, per command, the name, description and value of the command, its options and
+  // choices, each field at its longest localization (the default included): at most 8000.
+  it('each command stays within 8000 characters, counted at the longest localization of each field', () => {
+    const longest = (base: string, map?: Record<string, string | null> | null) => Math.max(base.length, ...Object.values(map ?? {}).map((v) => v?.length ?? 0));
+    const sizes = bodies.map((b) => {
+      let size = longest(b.name, b.name_localizations) + longest(b.description, b.description_localizations);
+      walk(b.options, (o) => {
+        size += longest(o.name, o.name_localizations) + longest(o.description, o.description_localizations);
+        for (const c of (o as { choices?: APIApplicationCommandOptionChoice[] }).choices ?? []) size += longest(c.name, c.name_localizations) + String(c.value).length;
+      });
+      return { command: b.name, size };
+    });
+    for (const s of sizes) expect(s.size, JSON.stringify(s)).toBeLessThanOrEqual(8000);
   });
 
   it('posts limite is bounded 1–50', () => {

@@ -1,11 +1,19 @@
 /**
  * Localizations for the command definitions sent to Discord, for every locale the catalogues
- * serve (DISCORD_LOCALES): the one place that knows which locales exist.
+ * serve (DISCORD_LOCALES) and, in the default language, for every other locale Discord has: the
+ * one place that knows which locales exist.
  */
-import type { APIApplicationCommandOptionChoice, LocalizationMap } from 'discord.js';
+import { Locale, type APIApplicationCommandOptionChoice, type LocalizationMap } from 'discord.js';
 import { DEFAULT_LANG, DISCORD_LOCALES, catalogues, translator, type Lang, type MessageKey, type Translator } from './index.js';
 
 const LANGS = Object.keys(DISCORD_LOCALES) as Lang[];
+
+/**
+ * Discord locales no catalogue serves. Their clients read the default language (the README's
+ * "everyone else in English"); without a localization of their own they would see a command's
+ * base name, which for options is the API's Spanish word (`canal`, `cuenta`).
+ */
+const UNSERVED_LOCALES: readonly Locale[] = Object.values(Locale).filter((locale) => !LANGS.some((lang) => DISCORD_LOCALES[lang].includes(locale)));
 
 /** A text that may be composed of several catalogue entries. */
 export type Text = MessageKey | ((t: Translator) => string);
@@ -21,11 +29,17 @@ function localizationMap(text: Text, langs: readonly Lang[]): LocalizationMap {
 }
 
 /**
- * Every locale, the default language's too: a command or option name defaults to its API word
- * (`canal`), which English users should not see.
+ * Every Discord locale: the catalogues' own (the default language's too: a command or option name
+ * defaults to its API word, `canal`, which English users should not see), and every other one in
+ * the default language, so a French or German client sees English names beside English
+ * descriptions rather than the Spanish base names. Discord counts only the longest localization
+ * of a field against a command's 8000 characters, so these copies cost none of that budget.
  */
 export function localizations(text: Text): LocalizationMap {
-  return localizationMap(text, LANGS);
+  const map = localizationMap(text, LANGS);
+  const fallback = render(text, DEFAULT_LANG);
+  for (const locale of UNSERVED_LOCALES) map[locale] = fallback;
+  return map;
 }
 
 interface Localizable {
