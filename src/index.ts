@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { createBot } from './app.js';
 import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
+import { KeyStoreError } from './keys/errors.js';
 import { createLogger } from './logger.js';
 import { startHttpTransport, PublicKeyMismatchError } from './http/start.js';
 import type { InteractionsServer } from './http/interactions-server.js';
@@ -26,7 +27,15 @@ const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(confi
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
 const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
-const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}) });
+const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}) }).catch((error: unknown) => {
+  // The key or settings store could not be opened (server down, wrong password, missing folder):
+  // one line that says which variable, where and why, not an uncaught exception with its stack.
+  if (!(error instanceof KeyStoreError)) throw error;
+  console.error(error.message);
+  logger.fatal({ problem: error.message }, 'could not open the key store');
+  logger.flush();
+  process.exit(1);
+});
 let endpoint: InteractionsServer | undefined;
 
 // Before login, so /healthz answers and /readyz says why not while the gateway connects.

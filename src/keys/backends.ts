@@ -2,11 +2,12 @@
 import type { Logger } from '../logger.js';
 import { checkNamespace, type KeyBackend } from './backend.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
-import { KeyStoreError, describeStorageError } from './errors.js';
+import { KeyStoreError } from './errors.js';
 import { PostgresKeyBackend } from './postgres.js';
 import { RedisKeyBackend } from './redis.js';
 import { KeyDatabase } from './sqlite.js';
-import { parseStoreUrl, redactPassword } from './store-url.js';
+import { parseStoreUrl } from './store-url.js';
+import { unreachable } from './unreachable.js';
 
 export interface OpenBackendOptions {
   databaseUrl: string;
@@ -16,26 +17,42 @@ export interface OpenBackendOptions {
   mustExist?: boolean;
   /** SQLite: how long a statement waits for another connection's lock. */
   busyTimeoutMs?: number;
+  /** What the operator set the URL as, for messages (default DATABASE_URL; keys:migrate: --from / --to). */
+  variable?: string;
 }
 
+/**
+ * Opens the backend and, for a server, makes sure it answers now: a server that is down, refuses
+ * the password or never answers fails here with one StoreUnreachableError line (unreachable.ts),
+ * not later inside the first query with a driver's message.
+ */
 export async function openBackend(opts: OpenBackendOptions): Promise<KeyBackend> {
   const namespace = checkNamespace(opts.namespace ?? DEFAULT_NAMESPACE);
+  const variable = opts.variable ?? 'DATABASE_URL';
   let location;
   try {
     location = parseStoreUrl(opts.databaseUrl);
   } catch (error) {
-    throw new KeyStoreError('invalid_input', error instanceof Error ? error.message : 'DATABASE_URL is not valid');
+    // The parser's messages start with DATABASE_URL, the variable it was written for.
+    const message = error instanceof Error ? error.message : 'DATABASE_URL is not valid';
+    throw new KeyStoreError('invalid_input', message.replace(/^DATABASE_URL/, variable));
   }
   if (location.kind === 'sqlite') {
     return KeyDatabase.open({ ...opts, namespace });
   }
   if (location.kind === 'postgres') {
-    return PostgresKeyBackend.open(location, namespace, opts.logger);
+    const backend = PostgresKeyBackend.open(location, namespace, opts.logger);
+    try {
+      await backend.ping();
+    } catch (error) {
+      await backend.close().catch(() => undefined);
+      throw unreachable(variable, location, error);
+    }
+    return backend;
   }
   try {
     return await RedisKeyBackend.open(location, namespace, opts.logger);
   } catch (error) {
-    const described = describeStorageError(error);
-    throw new KeyStoreError('storage', `could not connect to ${location.where}: ${redactPassword(described.code ?? described.message, location.password)}`);
+    throw unreachable(variable, location, error);
   }
 }

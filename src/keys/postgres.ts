@@ -71,6 +71,11 @@ export class PostgresKeyBackend implements KeyBackend {
     return this.location.where;
   }
 
+  /** One round trip: the server answers and accepts our credentials (and the table exists). */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   private get prefix(): string {
     return `${this.namespace}:`;
   }

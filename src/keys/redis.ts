@@ -50,8 +50,11 @@ export class RedisKeyBackend implements KeyBackend {
     await Promise.race([
       client.connect(),
       new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), CONNECT_TIMEOUT_MS).unref()),
-    ]).catch(async (error: unknown) => {
-      await client.destroy();
+    ]).catch((error: unknown) => {
+      // A failed first connection has closed the client already, and destroy() would then throw
+      // "The client is closed" in place of the reason (a wrong password and a server that is down
+      // both read so).
+      if (client.isOpen) client.destroy();
       throw error;
     });
     return backend;

@@ -26,7 +26,13 @@ export function parseStoreUrl(databaseUrl: string, cwd?: string): StoreLocation 
     throw new Error(`DATABASE_URL is not a valid ${scheme} URL; expected ${example}`);
   }
   if (url.hostname === '') throw new Error(`DATABASE_URL (${scheme}) names no host; expected ${example}`);
-  const password = url.password === '' ? undefined : decodeURIComponent(url.password);
+  let password: string | undefined;
+  try {
+    password = url.password === '' ? undefined : decodeURIComponent(url.password);
+  } catch {
+    // decodeURIComponent's own message is "URI malformed", which names neither the variable nor the fix.
+    throw new Error(`DATABASE_URL (${scheme}) password has a malformed % escape; write a literal % as %25 (and @ as %40, : as %3A, / as %2F)`);
+  }
   const database = url.pathname.replace(/^\//, '');
   if (kind === 'postgres') {
     if (database === '' || database.includes('/')) throw new Error(`DATABASE_URL (${scheme}) names no database; expected ${example}`);

@@ -9,7 +9,7 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -99,9 +99,10 @@ function pgTool(name: string): string {
 
 /**
  * initdb into a temp dir + pg_ctl start on a free loopback port; trust auth for the `feedbot`
- * user. fsync is off: nothing here needs to survive a crash of the machine.
+ * user, or with `passwordAuth` the URL's password checked over TCP (scram), for tests of a wrong
+ * password. fsync is off: nothing here needs to survive a crash of the machine.
  */
-export async function startPostgres(): Promise<LocalServer> {
+export async function startPostgres(opts: { passwordAuth?: boolean } = {}): Promise<LocalServer> {
   const [initdb, pgCtl, createdb] = PG_TOOLS.map(pgTool) as [string, string, string];
   const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-pg-'));
   const asRoot = process.getuid?.() === 0;
@@ -114,7 +115,14 @@ export async function startPostgres(): Promise<LocalServer> {
   const data = path.join(dir, 'data');
   const port = await freePort();
   try {
-    run(initdb, ['-D', data, '-U', 'feedbot', '--auth=trust', '-E', 'UTF8', '--no-sync'], true);
+    const auth = ['--auth=trust'];
+    if (opts.passwordAuth) {
+      const pwfile = path.join(dir, 'pwfile');
+      await writeFile(pwfile, `${PG_PASSWORD}\n`, { mode: 0o600 });
+      if (asRoot) await chown(pwfile, postgresIds().uid, postgresIds().gid);
+      auth.splice(0, 1, '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`);
+    }
+    run(initdb, ['-D', data, '-U', 'feedbot', ...auth, '-E', 'UTF8', '--no-sync'], true);
     const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off`;
     run(pgCtl, ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', 'start'], true);
   } catch (error) {
@@ -129,7 +137,8 @@ export async function startPostgres(): Promise<LocalServer> {
       counter += 1;
       const name = `keys_${process.pid}_${counter}`;
       // The client binary, over TCP with trust auth: the playground does not depend on a driver.
-      await promisify(execFile)(createdb, ['-h', '127.0.0.1', '-p', String(port), '-U', 'feedbot', name], { timeout: 30_000 });
+      const env = { ...process.env, PGPASSWORD: PG_PASSWORD };
+      await promisify(execFile)(createdb, ['-h', '127.0.0.1', '-p', String(port), '-U', 'feedbot', name], { timeout: 30_000, env });
       return `${url}/${name}`;
     },
     async stop() {
