@@ -14,7 +14,7 @@ import { KeyvSqlite } from '@keyv/sqlite';
 import type { Logger } from '../logger.js';
 import { checkNamespace, decodeEnvelope, encodeEnvelope, type KeyBackend, type RawEntry } from './backend.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
-import { ensureDatabaseFile, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
+import { MissingFolderError, ensureDatabaseFile, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
 import { KeyStoreError, describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 
@@ -56,6 +56,7 @@ export class KeyDatabase implements KeyBackend {
     try {
       await ensureDatabaseFile(location);
     } catch (error) {
+      if (error instanceof MissingFolderError) throw new KeyStoreError('invalid_input', error.message);
       throw new KeyStoreError('storage', `could not create key database ${location.file}: ${describeStorageError(error).message}`, { cause: error });
     }
 

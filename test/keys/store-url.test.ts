@@ -1,6 +1,11 @@
 /** DATABASE_URL → backend: every scheme, and no message ever quoting a password. */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { ensureDatabaseFile, parseDatabaseUrl } from '../../src/keys/database-url.js';
 import { parseStoreUrl, redactPassword } from '../../src/keys/store-url.js';
 
 describe('parseStoreUrl', () => {
@@ -37,6 +42,61 @@ describe('parseStoreUrl', () => {
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain('hunter2');
     expect((error as Error).message).not.toContain('bot');
+  });
+
+  test('a bad % escape in the password says how to write it, not "URI malformed" (issue 20 #7)', () => {
+    for (const url of ['postgres://bot:hunt%ZZer2@db/feedbot', 'redis://:hunt%er2@cache:6379/1']) {
+      const message = (() => {
+        try {
+          parseStoreUrl(url);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return 'accepted';
+      })();
+      expect(message).toMatch(/^DATABASE_URL \((postgres|redis)\) password has a malformed % escape/);
+      expect(message).toContain('%25');
+      expect(message).not.toContain('URI malformed');
+      expect(message).not.toContain('hunt');
+    }
+  });
+
+  test.each(['redis//localhost', 'postgres:/db.internal/feedbot', 'postgresql//bot:hunter2@db/feedbot', 'sqlite:data/x.sqlite', 'rediss:cache'])(
+    'refuses %s as a mistyped URL instead of making it a SQLite path (issue 20 #10)',
+    (url) => {
+      expect(() => parseStoreUrl(url, '/srv/bot')).toThrow(/looks like a mistyped URL/);
+      expect(() => parseStoreUrl(url, '/srv/bot')).not.toThrow(/hunter2/);
+    },
+  );
+
+  test('an unsupported scheme names all three that are (issue 20 #10)', () => {
+    expect(() => parseStoreUrl('mysql://bot:hunter2@db/feedbot')).toThrow(/sqlite:\/\/.*postgres:\/\/.*redis:\/\//);
+  });
+
+  test('plain paths that only resemble a scheme stay SQLite paths', () => {
+    expect(parseStoreUrl('./redis/localhost', '/srv/bot')).toMatchObject({ kind: 'sqlite', file: '/srv/bot/redis/localhost' });
+    expect(parseStoreUrl('data/postgres.sqlite', '/srv/bot')).toMatchObject({ kind: 'sqlite', file: '/srv/bot/data/postgres.sqlite' });
+  });
+
+  test('creates missing folders under the working folder only; outside it, refuses and creates nothing (issue 20 #10)', async () => {
+    const cwd = await mkdtemp(path.join(tmpdir(), 'feedbot-cwd-'));
+    const outside = await mkdtemp(path.join(tmpdir(), 'feedbot-outside-'));
+    try {
+      await ensureDatabaseFile(parseDatabaseUrl('sqlite://./data/deeper/feedbot.sqlite', cwd), cwd);
+      expect(existsSync(path.join(cwd, 'data', 'deeper', 'feedbot.sqlite'))).toBe(true);
+
+      const far = path.join(outside, 'nonexistent', 'dir', 'x.sqlite');
+      await expect(ensureDatabaseFile(parseDatabaseUrl(`sqlite://${far}`, cwd), cwd)).rejects.toThrow(
+        `DATABASE_URL: the folder ${path.dirname(far)} does not exist`,
+      );
+      expect(existsSync(path.join(outside, 'nonexistent'))).toBe(false);
+      // An existing folder outside is fine: only creating folders there is refused.
+      await ensureDatabaseFile(parseDatabaseUrl(`sqlite://${path.join(outside, 'x.sqlite')}`, cwd), cwd);
+      expect(existsSync(path.join(outside, 'x.sqlite'))).toBe(true);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   test('redactPassword hides plain and URL-encoded forms', () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -41,8 +42,12 @@ describe('KeyStore basics', () => {
     expect(await reopened.get(GUILD_A)).toEqual(sampleKey());
   });
 
-  keysTest('accepts a plain path, creating missing parent directories', async ({ db }) => {
+  keysTest('accepts a plain path; missing folders outside the working folder are refused, not created (issue 20 #10)', async ({ db }) => {
     db.databaseUrl = path.join(db.dir, 'nested', 'deeper', 'keys.sqlite');
+    const refused = await errorOf(db.openStore({ secret: newSecret() }));
+    expect(refused.message).toMatch(/^DATABASE_URL: the folder .*nested\/deeper does not exist; create it first/);
+    expect(existsSync(path.join(db.dir, 'nested'))).toBe(false);
+    await mkdir(path.join(db.dir, 'nested', 'deeper'), { recursive: true });
     const store = await db.openStore({ secret: newSecret() });
     await store.set(GUILD_A, sampleKey());
     const names = (await readAllFiles(path.join(db.dir, 'nested', 'deeper'))).map((f) => f.name);
