@@ -26,6 +26,7 @@
  * Output never contains a key or a secret.
  */
 import { z } from 'zod';
+import { dropEmptyVariables } from '../env-file.js';
 import { createLogger } from '../logger.js';
 import { KeyStoreError } from '../keys/errors.js';
 import { rotateKeys } from '../keys/rotate.js';
@@ -50,6 +51,8 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  // No .env here (the procedure passes both secrets explicitly), but an empty variable is unset.
+  dropEmptyVariables();
   const env = EnvSchema.safeParse(process.env);
   if (!env.success) fail(env.error.issues.map((issue) => issue.message).join('; '));
   const config = env.data;
