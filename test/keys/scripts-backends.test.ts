@@ -92,5 +92,5 @@ describeBackends(SHARED_BACKENDS, 'keys:rotate', (ctx) => {
 test('the migration needs both --from and --to', async () => {
   const result = await migrate([]);
   expect(result.code).toBe(2);
-  expect(result.stderr).toContain('usage: npm run keys:migrate -- --from URL --to URL');
+  expect(result.stderr).toContain('usage: npm run keys:migrate -- --from-env VAR --to-env VAR');
 });
