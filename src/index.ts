@@ -72,26 +72,43 @@ process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unha
 process.on('uncaughtException', (error) => logger.error({ err: error }, 'uncaught exception'));
 
 let exiting = false;
+/** Drains and exits: on SIGINT/SIGTERM, or when the shard manager of this process is gone. */
+function shutdown(announce: () => void): void {
+  if (exiting) return;
+  exiting = true;
+  announce();
+  ops?.markStopping();
+  // The endpoint refuses new requests (503) while the ones in flight get their answers (bounded:
+  // a client that dribbles its body is cut after the endpoint's drain); the ops listener closes
+  // last: /readyz keeps saying "shutting down" while interactions drain.
+  const stopped = Promise.all([endpoint?.close(), bot.stop()]).then(async () => ops?.close());
+  stopped.then(
+    () => {
+      logger.info('stopped');
+      logger.flush();
+      process.exit(0);
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, 'error while stopping');
+      process.exit(1);
+    },
+  );
+}
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (exiting) return;
-    exiting = true;
-    logger.info({ signal, inFlight: bot.router.inFlight }, 'shutting down');
-    ops?.markStopping();
-    // The endpoint refuses new requests (503) while the ones in flight get their answers; the ops
-    // listener closes last: /readyz keeps saying "shutting down" while interactions drain.
-    const stopped = Promise.all([endpoint?.close(), bot.stop()]).then(async () => ops?.close());
-    stopped.then(
-      () => {
-        logger.info('stopped');
-        logger.flush();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'error while stopping');
-        process.exit(1);
-      },
-    );
+  process.on(signal, () => shutdown(() => logger.info({ signal, inFlight: bot.router.inFlight }, 'shutting down')));
+}
+
+// A shard process whose manager died (SIGKILL, OOM, a crash) would run on, re-parented to PID 1,
+// still connected to Discord, and a restarted manager would start a second copy of its shards.
+// discord.js's Shard child ignores the IPC channel closing; this process stops instead.
+if (managedShard !== undefined) {
+  process.once('disconnect', () => shutdown(() => logger.warn({ inFlight: bot.router.inFlight }, 'the shard manager is gone: stopping')));
+  // Meanwhile discord.js still reports gateway events to the manager (process.send without a
+  // callback), and Node emits each failed send as an 'error' of the process: nobody to tell.
+  process.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ERR_IPC_CHANNEL_CLOSED') logger.debug('message to the shard manager dropped: it is gone');
+    else logger.error({ err: error }, 'process error');
   });
 }
 

@@ -13,7 +13,10 @@ import { startOpsListener } from './ops/index.js';
 import type { OpsServer } from './ops/http-server.js';
 import { fetchGatewayBot } from './sharding/gateway-bot.js';
 import { HostOps } from './sharding/host-ops.js';
-import { HostManager, type ShardPlan } from './sharding/manager.js';
+import { HostManager, STOP_TIMEOUT_MS, type ShardPlan } from './sharding/manager.js';
+
+/** After a crash: how long the shard processes may drain before the manager kills them and exits. */
+const CRASH_STOP_TIMEOUT_MS = STOP_TIMEOUT_MS + 5_000;
 
 loadEnvFile();
 
@@ -48,6 +51,38 @@ const host: HostManager = new HostManager({
 });
 const hostOps = new HostOps({ ids: plan.ids, shard: (id) => host.shard(id), stopping: () => host.isStopping });
 
+let exiting = false;
+async function shutdown(code: number): Promise<never> {
+  exiting = true;
+  await host.stop();
+  await ops?.close();
+  logger.info('stopped');
+  logger.flush();
+  process.exit(code);
+}
+
+// A manager that dies must take its shard processes with it: left alone they run on, re-parented
+// to PID 1 and connected to Discord, and the manager started again runs the same shards twice.
+// (A manager killed outright cannot do this: then each shard process notices its IPC channel
+// closing and stops itself, see index.ts.) Node would end the process on either; this stops the
+// shard processes first, bounded by the manager's stop time-out, then exits 1.
+function crashed(error: unknown, what: string): void {
+  logger.fatal({ err: error }, `${what}: stopping every shard process`);
+  if (exiting) {
+    // Crashed again while stopping: no more waiting.
+    host.kill();
+    logger.flush();
+    process.exit(1);
+  }
+  setTimeout(() => {
+    host.kill();
+    process.exit(1);
+  }, CRASH_STOP_TIMEOUT_MS).unref();
+  void shutdown(1);
+}
+process.on('uncaughtException', (error) => crashed(error, 'uncaught exception'));
+process.on('unhandledRejection', (reason) => crashed(reason, 'unhandled rejection'));
+
 if (config.METRICS_PORT !== undefined) {
   try {
     ops = await startOpsListener(
@@ -58,16 +93,6 @@ if (config.METRICS_PORT !== undefined) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
-}
-
-let exiting = false;
-async function shutdown(code: number): Promise<never> {
-  exiting = true;
-  await host.stop();
-  await ops?.close();
-  logger.info('stopped');
-  logger.flush();
-  process.exit(code);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

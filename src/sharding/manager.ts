@@ -15,7 +15,7 @@ export const IDENTIFY_WINDOW_MS = 5_500;
 /** How long a shard process may take from spawn to READY before start-up counts as failed. */
 const READY_TIMEOUT_MS = 120_000;
 /** How long stop() waits for shard processes to drain and exit before killing them. */
-const STOP_TIMEOUT_MS = 20_000;
+export const STOP_TIMEOUT_MS = 20_000;
 
 export interface ShardPlan {
   /** Total shards of the bot, every host together. */
@@ -83,6 +83,15 @@ export class HostManager {
       await Promise.all(exits);
     })();
     return this.stopping;
+  }
+
+  /** SIGKILL to every shard process still running, at once (the manager is going down hard). */
+  kill(): void {
+    this.manager.respawn = false;
+    for (const shard of this.manager.shards.values()) {
+      const child = shard.process;
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   }
 
   private async terminate(shard: Shard): Promise<void> {
