@@ -111,6 +111,9 @@ function banner(demo: RunningDemo, config: ReturnType<typeof readConfig>): strin
   ].join('\n');
 }
 
+/** SIGINT or SIGTERM: everything the demo started is stopped within this, or killed. */
+const STOP_DEADLINE_MS = 7000;
+
 async function main(): Promise<void> {
   const config = readConfig();
   const logger = createLogger('demo', config.DEMO_LOG_LEVEL);
@@ -120,7 +123,8 @@ async function main(): Promise<void> {
 
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {
-      // npm and tsx relay the terminal's Ctrl-C, so one key press can arrive twice at once.
+      // A terminal's Ctrl-C reaches npm, tsx and this process at once, and npm and tsx relay it
+      // too, so one key press can arrive twice at once.
       if (Date.now() - firstSignalAt < 1500) return;
       console.error(`\n${signal} again: exiting now.`);
       running.demo?.stack.bot?.kill('SIGKILL');
@@ -130,9 +134,17 @@ async function main(): Promise<void> {
     firstSignalAt = Date.now();
     const demo = running.demo;
     if (!demo) {
-      console.error('\nstopping as soon as start-up finishes… (Ctrl-C again to exit now)');
-      return;
+      // The sandbox, the emulator and the playground live in this process and end with it; a bot
+      // or deploy-commands already started sees its stdin close and stops itself (exit-with-parent).
+      console.error(`\n${signal} during start-up: exiting.`);
+      process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
     }
+    // A service manager waits ~10 s before SIGKILL: whatever has not stopped by then is killed here.
+    setTimeout(() => {
+      console.error(`did not stop within ${STOP_DEADLINE_MS / 1000} s: killing the bot and exiting.`);
+      demo.stack.bot?.kill('SIGKILL');
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
     console.log('\nstopping: the bot first, then the emulator and the sandbox…');
     await demo.close();
     console.log('stopped.');
@@ -156,10 +168,6 @@ async function main(): Promise<void> {
     ...(config.botLogs ? { onBotOutput: (line: string, replica?: number) => console.log(`[bot${replica ? ` ${replica}` : ''}] ${line}`) } : {}),
   });
   running.demo = demo;
-  if (stopping) {
-    await demo.close();
-    process.exit(0);
-  }
   console.log(banner(demo, config));
 }
 

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SCOPES } from '@feedbot/feed-api-contract';
 import { DEMO_CHANNEL_IDS, DEMO_GUILD_ID, startSandbox, type RunningSandbox, type SandboxOptions } from '@feedbot/sandbox';
 import {
@@ -44,6 +45,13 @@ export function botCommand(launch: BotLaunch, entry: BotEntry): string[] {
     ? ['--enable-source-maps', `dist/src/${entry}.js`]
     : ['--conditions=@feedbot/source', '--import', 'tsx', `src/${entry}.ts`];
 }
+
+/**
+ * Preloaded into the programs a Stack starts: they stop when their stdin (a pipe from this
+ * process) closes, so a demo or a test run that is killed outright leaves no bot behind. Found
+ * from the package's root, so it resolves from src/ and from a compiled dist/ alike.
+ */
+const EXIT_WITH_PARENT = fileURLToPath(new URL('../src/exit-with-parent.mjs', import.meta.url));
 
 export const APPLICATION_ID = '1200000000000000001';
 export const ADMIN_USER_ID = '1400000000000000001';
@@ -252,10 +260,11 @@ export class Stack {
   }
 
   private spawnBotProgram(entry: BotEntry, env: Record<string, string>): ChildProcess {
-    return spawn(process.execPath, botCommand(this.launch.mode, entry), {
+    return spawn(process.execPath, ['--import', pathToFileURL(EXIT_WITH_PARENT).href, ...botCommand(this.launch.mode, entry)], {
       cwd: this.launch.dir,
       env: { ...process.env, ...env, NODE_ENV: 'production' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin: a pipe never written to, closed by the kernel when this process dies (EXIT_WITH_PARENT).
+      stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group, so a signal reaches anything the bot may have started too.
       detached: process.platform !== 'win32',
     });
