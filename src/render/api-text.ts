@@ -4,7 +4,8 @@
  * quoted detail, and only where they add something the user can act on.
  */
 import type { Translator } from '../i18n/index.js';
-import { plain, truncate } from './text.js';
+import { apiText } from './markdown.js';
+import { plain } from './text.js';
 
 /** Longest API text quoted: a detail, not a second message. */
 const API_QUOTE_MAX = 300;
@@ -12,5 +13,5 @@ const API_QUOTE_MAX = 300;
 /** `The API says: “…”` in the user's language, or '' when the API sent nothing readable. */
 export function quotedApiText(t: Translator, text: string | undefined): string {
   const clean = plain(text ?? '').replace(/\s+/g, ' ').trim();
-  return clean === '' ? '' : t('api.says', { message: truncate(clean, API_QUOTE_MAX) });
+  return clean === '' ? '' : t('api.says', { message: apiText(clean, { max: API_QUOTE_MAX }) });
 }

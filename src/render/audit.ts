@@ -1,14 +1,15 @@
 /**
  * The audit channel's posts: one embed per event kind (src/audit/events.ts), in the language the
  * trail chose. Who acted is a user mention (the post is sent without pings), and every value that
- * came from the API goes through plain() so it cannot ping or break the layout.
+ * came from the API goes through apiText()/apiCode() (markdown.ts) so it cannot ping, link or break the layout.
  */
-import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
+import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Actor, AuditEvent, FeedSummary } from '../audit/events.js';
 import type { Translator } from '../i18n/index.js';
 import { kindsLabel } from './labels.js';
 import { Colors, Limits } from './style.js';
-import { plain, truncate } from './text.js';
+import { apiCode, apiText } from './markdown.js';
+import { truncate } from './text.js';
 
 /** Feeds listed by name in a channel-deleted post; the rest are counted. */
 const MAX_LISTED_FEEDS = 25;
@@ -64,11 +65,11 @@ function keyField(t: Translator, masked: string): APIEmbedField {
 /** `#12` @nasa, or `#12` alone when the account is not known. */
 function feedLabel(t: Translator, feed: FeedSummary): string {
   if (!feed.cuenta) return `\`#${feed.id}\``;
-  return truncate(t('audit.feed.label', { id: feed.id, cuenta: escapeMarkdown(plain(feed.cuenta)) }), 200);
+  return truncate(t('audit.feed.label', { id: feed.id, cuenta: apiText(feed.cuenta, { max: 100 }) }), 200);
 }
 
 function channelMention(id: string): string {
-  return /^\d{1,20}$/.test(id) ? `<#${id}>` : code(truncate(plain(id), 40));
+  return /^\d{1,20}$/.test(id) ? `<#${id}>` : apiCode(id);
 }
 
 function code(text: string): string {
@@ -85,7 +86,7 @@ function deleteCommand(t: Translator, option: string): string {
  * that pointed to it with the command that deletes each, and the one that deletes them all.
  */
 function channelDeletedEmbed(t: Translator, channelId: string, channelName: string | undefined, feeds: readonly FeedSummary[]): APIEmbed {
-  const channel = channelName ? `#${truncate(plain(channelName), 100)}` : channelId;
+  const channel = channelName ? `#${apiText(channelName, { max: 100 })}` : channelId;
   const listed = feeds.slice(0, MAX_LISTED_FEEDS).map((feed) => `${feedLabel(t, feed)} — ${deleteCommand(t, `${t('opt.id.name')}:${feed.id}`)}`);
   const rest = feeds.length - listed.length;
   const lines = feeds.length

@@ -2,7 +2,7 @@
  * /feed delete: the confirmations (one feed, or every feed of a channel or with a warning) with
  * their two buttons, and what replaces them: the answer, or a bulk delete's final report.
  */
-import { ButtonStyle, ComponentType, TimestampStyles, escapeMarkdown, time, type APIEmbed, type APIEmbedField } from 'discord.js';
+import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { DeleteFeedResponse, FeedListItem } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../audit/events.js';
 import type { Translator } from '../i18n/index.js';
@@ -10,7 +10,8 @@ import { quotedApiText } from './api-text.js';
 import { noticeEmbed } from './notice.js';
 import type { MessageRow } from './pager.js';
 import { Colors, Limits } from './style.js';
-import { plain, truncate } from './text.js';
+import { apiCode, apiText } from './markdown.js';
+import { truncate } from './text.js';
 
 /** What a confirmation says besides its feeds: health marks, and the role that allowed the asker. */
 export interface ConfirmationContext {
@@ -50,7 +51,7 @@ export function deleteConfirmation(
   const id = feed.id;
   const description = t('delete.confirm.description', {
     id,
-    details: t('delete.confirm.details', { cuenta: plain(feed.cuenta), channel: feed.canal }),
+    details: t('delete.confirm.details', { cuenta: apiText(feed.cuenta, { max: 100 }), channel: feed.canal }),
     expires: time(expires, TimestampStyles.RelativeTime),
   });
   const lines = [description, context.marks, allowedByLine(t, context.viaRoleId)].filter((line) => line !== undefined);
@@ -84,12 +85,12 @@ export function confirmationExpiredEmbed(t: Translator): APIEmbed {
 export const BULK_CONFIRM_LISTED = 15;
 
 function channelMention(id: string): string {
-  return /^\d{1,20}$/.test(id) ? `<#${id}>` : `\`${truncate(plain(id), 40)}\``;
+  return /^\d{1,20}$/.test(id) ? `<#${id}>` : apiCode(id);
 }
 
 /** `#3 @nasa → #space`, for lists of feeds. */
 function feedLine(feed: FeedSummary): string {
-  const cuenta = feed.cuenta === undefined ? '' : ` @${escapeMarkdown(plain(feed.cuenta))}`;
+  const cuenta = feed.cuenta === undefined ? '' : ` @${apiText(feed.cuenta, { max: 100 })}`;
   const channel = feed.canalId === undefined ? '' : ` → ${channelMention(feed.canalId)}`;
   return `**#${feed.id}**${cuenta}${channel}`;
 }

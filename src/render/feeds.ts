@@ -3,14 +3,15 @@
  * src/render is a pure function from API data to Discord JSON, so the exact payloads are easy to
  * test and every limit is enforced in one place.
  */
-import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
+import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
 import { warningText, type HealthView } from '../health/feed-health.js';
 import { filterFeeds, type FeedFilters, type FilteredFeeds } from '../health/list-filter.js';
 import { kindsLabel, stateLabel } from './labels.js';
 import { Colors, Limits } from './style.js';
-import { plain, truncate, unixSeconds } from './text.js';
+import { apiCode, apiText, codeContent, plainLine } from './markdown.js';
+import { truncate, unixSeconds } from './text.js';
 import { packPages } from './pager.js';
 
 /** Feeds per page when they are short; long values make pages smaller (see paginateFeeds). */
@@ -24,7 +25,7 @@ function timestampOrNever(t: Translator, iso: string | null): string {
 }
 
 function channelMention(id: string): string {
-  return /^\d{1,20}$/.test(id) ? `<#${id}>` : `\`${truncate(plain(id), 40)}\``;
+  return /^\d{1,20}$/.test(id) ? `<#${id}>` : apiCode(id);
 }
 
 /** One feed; `warnings` (icon + words, see health/feed-health.ts) is its last line when it has any. */
@@ -37,7 +38,7 @@ export function feedField(t: Translator, feed: FeedListItem, warnings?: string):
     ultimoPost: timestampOrNever(t, feed.ultimoPost),
   });
   return {
-    name: truncate(t('list.field.name', { id: feed.id, cuenta: escapeMarkdown(plain(feed.cuenta)) }), Limits.fieldName),
+    name: truncate(t('list.field.name', { id: feed.id, cuenta: apiText(feed.cuenta, { max: 100 }) }), Limits.fieldName),
     value: truncate(warnings ? `${value}\n${warnings}` : value, Limits.fieldValue),
   };
 }
@@ -79,14 +80,14 @@ export function feedListView(t: Translator, list: FeedListResponse, opts: FeedLi
   const pageCount = Math.max(1, pages.length);
   const page = Math.min(Math.max(1, opts.page), pageCount);
   const title = opts.channelId
-    ? t('list.title.channel', { channel: truncate(plain(opts.channelName ?? opts.channelId), 100) })
+    ? t('list.title.channel', { channel: apiText(opts.channelName ?? opts.channelId, { max: 100 }) })
     : t('list.title');
   const embed: APIEmbed = {
     title: truncate(title, Limits.title),
     color: Colors.brand,
     footer: {
       text: truncate(
-        t('list.footer', { total: list.total, plan: plain(list.plan), page, pages: pageCount }),
+        t('list.footer', { total: list.total, plan: apiText(list.plan, { max: 100 }), page, pages: pageCount }),
         Limits.footer,
       ),
     },
@@ -103,7 +104,7 @@ export function feedListView(t: Translator, list: FeedListResponse, opts: FeedLi
 /** The filters besides the channel (which the title names), with how many feeds match them. */
 function filterSummary(t: Translator, filters: FeedFilters, count: number): string | undefined {
   const parts = [
-    filters.cuenta !== undefined ? t('health.list.filter.cuenta', { cuenta: plain(filters.cuenta) }) : undefined,
+    filters.cuenta !== undefined ? t('health.list.filter.cuenta', { cuenta: codeContent(filters.cuenta, 100) }) : undefined,
     filters.estado !== undefined ? t('health.list.filter.estado', { estado: stateLabel(t, filters.estado) }) : undefined,
     filters.problemas ? t('health.list.filter.problemas') : undefined,
   ].filter((part) => part !== undefined);
@@ -119,7 +120,7 @@ function emptyExplanation(t: Translator, filters: FeedFilters, filtered: Filtere
       case 'canal':
         return t('list.empty.channel', { channel: filters.channelId ?? '' });
       case 'cuenta':
-        return t('health.list.empty.cuenta', { cuenta: plain(filters.cuenta ?? '') });
+        return t('health.list.empty.cuenta', { cuenta: codeContent(filters.cuenta ?? '', 100) });
       case 'estado':
         return t('health.list.empty.estado', { estado: stateLabel(t, filters.estado ?? '') });
       case 'problemas':
@@ -134,7 +135,7 @@ export function createdFeedEmbed(t: Translator, feed: CreateFeedResponse, kinds:
   return {
     title: t('create.title'),
     color: Colors.success,
-    description: t('create.description', { cuenta: escapeMarkdown(plain(feed.cuenta)), channel: feed.canalId }),
+    description: t('create.description', { cuenta: apiText(feed.cuenta, { max: 100 }), channel: feed.canalId }),
     fields: [
       { name: t('create.field.id'), value: `#${feed.id}`, inline: true },
       { name: t('create.field.state'), value: stateLabel(t, feed.estado), inline: true },
@@ -148,5 +149,5 @@ export function createdFeedEmbed(t: Translator, feed: CreateFeedResponse, kinds:
 /** A feed as an autocomplete choice: `#1 · @nasa → #space · Posts + Reels`. */
 export function feedChoiceName(t: Translator, feed: FeedListItem, channelName: string | undefined): string {
   const channel = channelName ?? feed.canal;
-  return truncate(`#${feed.id} · @${plain(feed.cuenta)} → #${plain(channel)} · ${kindsLabel(t, feed.tipos)}`, Limits.choiceName);
+  return truncate(`#${feed.id} · @${plainLine(feed.cuenta)} → #${plainLine(channel)} · ${kindsLabel(t, feed.tipos, { plain: true })}`, Limits.choiceName);
 }

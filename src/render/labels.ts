@@ -3,7 +3,7 @@
  * is translated, an unknown one is shown as the API sent it.
  */
 import type { MessageKey, Translator } from '../i18n/index.js';
-import { plain, truncate } from './text.js';
+import { apiCode, apiText, plainLine } from './markdown.js';
 
 const KNOWN_STATES: Record<string, MessageKey> = { activo: 'state.activo', pausado: 'state.pausado' };
 const KNOWN_KINDS: Record<string, MessageKey> = { post: 'kind.post', reel: 'kind.reel', story: 'kind.story' };
@@ -12,20 +12,22 @@ const KNOWN_KIND_SINGULAR: Record<string, MessageKey> = { post: 'kind.one.post',
 /** A state we know gets a translated label; an unknown one is shown as the API sent it. */
 export function stateLabel(t: Translator, estado: string): string {
   const key = KNOWN_STATES[estado];
-  return key ? t(key) : `\`${truncate(plain(estado), 40)}\``;
+  return key ? t(key) : apiCode(estado);
 }
 
-export function kindLabel(t: Translator, kind: string): string {
+/** `plain`: for a label Discord renders no markdown in (an autocomplete choice), where escapes would show. */
+export function kindLabel(t: Translator, kind: string, opts: { plain?: boolean } = {}): string {
   const key = KNOWN_KINDS[kind];
-  return key ? t(key) : truncate(plain(kind), 40);
+  if (key) return t(key);
+  return opts.plain ? plainLine(kind, 40) : apiText(kind, { max: 40 });
 }
 
 /** One post's kind ("Reel"), for a post's own title. */
 export function singleKindLabel(t: Translator, kind: string): string {
   const key = KNOWN_KIND_SINGULAR[kind];
-  return key ? t(key) : truncate(plain(kind), 40);
+  return key ? t(key) : apiText(kind, { max: 40 });
 }
 
-export function kindsLabel(t: Translator, kinds: readonly string[]): string {
-  return kinds.length ? kinds.map((k) => kindLabel(t, k)).join(t('kinds.separator')) : '—';
+export function kindsLabel(t: Translator, kinds: readonly string[], opts: { plain?: boolean } = {}): string {
+  return kinds.length ? kinds.map((k) => kindLabel(t, k, opts)).join(t('kinds.separator')) : '—';
 }

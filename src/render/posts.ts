@@ -8,15 +8,16 @@ import { kindLabel, singleKindLabel } from './labels.js';
 import { noticeEmbed } from './notice.js';
 import { packPages, pagerRows, type MessageRow } from './pager.js';
 import { Colors, Limits } from './style.js';
-import { embedLength, plain, safeHttpUrl, truncate, unixSeconds } from './text.js';
+import { apiText } from './markdown.js';
+import { embedLength, safeHttpUrl, truncate, unixSeconds } from './text.js';
 
 /** Caption room per post: ten posts with their fields stay under the 6000-character limit. */
 const CAPTION_MAX = 400;
 
 function postEmbed(t: Translator, post: Post): APIEmbed {
-  const caption = post.caption.trim() ? truncate(plain(post.caption), CAPTION_MAX) : t('posts.noCaption');
+  const caption = post.caption.trim() ? apiText(post.caption, { max: CAPTION_MAX, multiline: true }) : t('posts.noCaption');
   const embed: APIEmbed = {
-    title: truncate(`${singleKindLabel(t, post.tipo)} · ${plain(post.id)}`, Limits.title),
+    title: truncate(`${singleKindLabel(t, post.tipo)} · ${apiText(post.id, { max: 100 })}`, Limits.title),
     description: caption,
     color: Colors.brand,
     fields: [

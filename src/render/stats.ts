@@ -1,9 +1,10 @@
 /** The /stats embed. */
-import { escapeMarkdown, type APIEmbed, type APIEmbedField } from 'discord.js';
+import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Stats } from '@feedbot/feed-api-contract';
 import type { MessageKey, Translator } from '../i18n/index.js';
 import { Colors, Limits } from './style.js';
-import { plain, truncate, unixSeconds } from './text.js';
+import { apiCode, apiText } from './markdown.js';
+import { truncate, unixSeconds } from './text.js';
 
 export function statsEmbed(t: Translator, stats: Stats): APIEmbed {
   const none = t('stats.none');
@@ -19,13 +20,13 @@ export function statsEmbed(t: Translator, stats: Stats): APIEmbed {
     title: t('stats.title'),
     color: Colors.brand,
     fields: [
-      field('stats.field.servidor', `\`${plain(stats.servidor)}\``),
-      field('stats.field.plan', plain(stats.plan)),
+      field('stats.field.servidor', apiCode(stats.servidor, 100)),
+      field('stats.field.plan', apiText(stats.plan, { max: 100 })),
       field('stats.field.feedsActivos', String(stats.feedsActivos)),
       field('stats.field.feedsPausados', String(stats.feedsPausados)),
       field('stats.field.postsHoy', String(stats.postsHoy)),
       field('stats.field.postsEstaSemana', String(stats.postsEstaSemana)),
-      field('stats.field.cuentaMasActiva', stats.cuentaMasActiva ? `@${escapeMarkdown(plain(stats.cuentaMasActiva))}` : none),
+      field('stats.field.cuentaMasActiva', stats.cuentaMasActiva ? `@${apiText(stats.cuentaMasActiva, { max: 100 })}` : none),
       field('stats.field.ultimaActividad', activity, false),
     ],
   };

@@ -2,7 +2,7 @@
  * Embeds of the transfer feature: a batch's progress and stop line (shared with bulk delete), the
  * export's answer, the import preview with its buttons, and the import's final report.
  */
-import { ButtonStyle, ComponentType, TimestampStyles, escapeMarkdown, time, type APIEmbed, type APIEmbedField } from 'discord.js';
+import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { MessageKey, Translator } from '../i18n/index.js';
 import type { BatchProgress, BatchStop } from '../transfer/batch.js';
 import type { ImportRow, RowProblem } from '../transfer/format.js';
@@ -11,7 +11,8 @@ import { kindsLabel } from './labels.js';
 import { noticeEmbed } from './notice.js';
 import type { MessageRow } from './pager.js';
 import { Colors, Limits } from './style.js';
-import { plain, truncate } from './text.js';
+import { apiCode, apiText } from './markdown.js';
+import { truncate } from './text.js';
 
 /**
  * The one progress message of a batch: `countKey` is the caller's "{done} of {total} created"
@@ -46,19 +47,19 @@ export function exportEmbed(t: Translator, count: number): APIEmbed {
 const LISTED_ROWS = 10;
 
 function channelMention(id: string): string {
-  return /^\d{17,20}$/.test(id) ? `<#${id}>` : `\`${truncate(plain(id), 40)}\``;
+  return /^\d{17,20}$/.test(id) ? `<#${id}>` : apiCode(id);
 }
 
 /** `Row 3 · @nasa → #space · Posts + Reels` */
 function rowLine(t: Translator, feed: ImportRow, extra?: string): string {
-  const parts = [`${t('import.preview.row', { row: feed.row })} · **@${escapeMarkdown(feed.cuenta)}** → ${channelMention(feed.canalId)}`, kindsLabel(t, feed.tipos)];
+  const parts = [`${t('import.preview.row', { row: feed.row })} · **@${apiText(feed.cuenta, { max: 100 })}** → ${channelMention(feed.canalId)}`, kindsLabel(t, feed.tipos)];
   if (extra) parts.push(extra);
   return parts.join(' · ');
 }
 
 /** What the file said, shown as text whatever it holds (no markdown, no mentions, bounded). */
 function problemLine(t: Translator, problem: RowProblem): string {
-  const label = problem.label ? ` · \`${truncate(plain(problem.label).replace(/`/g, "'"), 60)}\`` : '';
+  const label = problem.label ? ` · ${apiCode(problem.label, 60)}` : '';
   return `${t('import.preview.row', { row: problem.row })}${label}: ${t(problem.key, problem.vars)}`;
 }
 
@@ -101,7 +102,7 @@ export function importPreview(t: Translator, input: PreviewInput): { embeds: API
     lines.push(t('import.preview.nothing'));
   }
   const embed: APIEmbed = {
-    title: truncate(t('import.preview.title', { file: plain(input.fileName) }), Limits.title),
+    title: truncate(t('import.preview.title', { file: apiText(input.fileName, { max: 100 }) }), Limits.title),
     color: create > 0 ? Colors.brand : Colors.warning,
     description: truncate(lines.join('\n'), Limits.description),
     fields: [
