@@ -106,5 +106,8 @@ describe.skipIf(process.platform !== 'linux')('the shard manager (npm run start:
     expect((await manager.exited).code).toBe(1);
     const fatal = manager.lines.find((l) => Number(l.level) === 60 && l.component === 'shard-manager');
     expect(JSON.stringify(fatal)).toMatch(message);
+    // The manager stopped them (SIGTERM: each drained), then itself.
+    expect(manager.lines.filter((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toHaveLength(SHARD_COUNT);
+    expect(manager.lines.some((l) => l.msg === 'stopped' && l.component === 'shard-manager')).toBe(true);
   }, 180_000);
 });
