@@ -20,6 +20,7 @@ import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
 import { REPO_ROOT, operatorFolder } from '../ops/compose-files.js';
+import { buildOnce } from '../helpers/build.js';
 
 const run = promisify(execFile);
 
@@ -44,7 +45,7 @@ describe('the operator path: .env.example filled in, the compiled bot started fr
 
   beforeAll(async () => {
     // What the Quick start runs first; a no-op (under a second) when dist/ is up to date.
-    await run('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, timeout: 240_000 });
+    await buildOnce();
     stackDir = await mkdtemp(join(tmpdir(), 'feedbot-operator-stack-'));
     // The sandbox and the emulator only; the bot is started below, by hand.
     stack = await Stack.start({ dataDir: stackDir, logger: silentLogger(), launch: 'compiled' });

@@ -8,16 +8,16 @@
  * serves the playground: both must be gone too, the port free (#17), within 10 s; and a demo that
  * is SIGKILLed must not leave its bot behind.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from '@feedbot/playground';
 import { silentLogger } from '../../src/logger.js';
+import { buildOnce } from '../helpers/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -138,7 +138,7 @@ const READY = /"msg":"ready"/;
 
 beforeAll(async () => {
   // `npm start` and `npm run start:sharded` run the compiled bot; a no-op when dist/ is up to date.
-  await promisify(execFile)('npm', ['run', '-s', 'build'], { cwd: ROOT, timeout: 240_000 });
+  await buildOnce();
 }, 300_000);
 
 afterAll(async () => {
