@@ -14,9 +14,11 @@ export const statsCommand: CommandModule = {
     guildOnly: true,
     // Public: the numbers are the whole server's.
     ephemeral: false,
-    async run(_interaction, ctx) {
+    async run(interaction, ctx) {
       const stats = await ctx.call((api, auth) => api.getStats(auth));
-      await ctx.respond.send({ embeds: [statsEmbed(ctx.t, stats)] });
+      // The name is known when the gateway cached the guild (not over HTTP interactions): no request for it.
+      const guild = interaction.guild ? { id: interaction.guild.id, name: interaction.guild.name } : undefined;
+      await ctx.respond.send({ embeds: [statsEmbed(ctx.t, stats, guild)] });
     },
   },
 };

@@ -115,6 +115,12 @@ describe('command definitions', () => {
     for (const s of sizes) expect(s.size, JSON.stringify(s)).toBeLessThanOrEqual(8000);
   });
 
+  it('feed delete says it deletes one feed or many', () => {
+    const remove = bodies.find((b) => b.name === 'feed')!.options!.find((o) => o.name === 'delete')!;
+    expect(remove.description).toBe('Delete one feed, every feed of a channel, or every feed with a warning');
+    expect(remove.description_localizations?.['es-ES']).toBe('Elimina un feed, todos los de un canal o todos los que tienen avisos');
+  });
+
   it('posts limite is bounded 1–50', () => {
     const posts = bodies.find((b) => b.name === 'feed')!.options!.find((o) => o.name === 'posts') as { options: { name: string; min_value?: number; max_value?: number }[] };
     expect(posts.options.find((o) => o.name === 'limite')).toMatchObject({ min_value: 1, max_value: 50 });

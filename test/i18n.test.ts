@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { en } from '../src/i18n/en.js';
 import { es } from '../src/i18n/es.js';
 import { catalogues, langFor, t } from '../src/i18n/index.js';
+import { pluralNames, pluralVariants, selectPlurals } from '../src/i18n/plural.js';
 
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+/** The placeholders of every form a sentence can take (plural branches are text, not placeholders). */
+const placeholders = (s: string) => [...new Set([...pluralNames(s), ...pluralVariants(s).flatMap((v) => [...v.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!))])].sort();
 
 describe('catalogues', () => {
   it('have exactly the same keys', () => {
@@ -33,6 +35,49 @@ describe('catalogues', () => {
     }
     expect(used.size).toBeGreaterThan(20);
     for (const key of used) expect(Object.keys(en)).toContain(key);
+  });
+});
+
+describe('plural forms', () => {
+  it('no sentence hedges its plural with (s), (es) or (n): every count chooses its form', () => {
+    for (const [lang, cat] of Object.entries(catalogues)) {
+      for (const [key, value] of Object.entries(cat)) expect({ lang, key, hedged: /\w\((?:s|es|n|as|os)\)/.test(value) }).toEqual({ lang, key, hedged: false });
+    }
+  });
+
+  it.each([
+    ['en', 'bulkDelete.confirm.title', 1, 'Delete 1 feed?'],
+    ['en', 'bulkDelete.confirm.title', 3, 'Delete 3 feeds?'],
+    ['es', 'bulkDelete.confirm.title', 1, '¿Eliminar 1 feed?'],
+    ['es', 'bulkDelete.confirm.title', 0, '¿Eliminar 0 feeds?'],
+    ['en', 'list.filters', 1, '1 filter'],
+    ['es', 'list.filters', 2, '2 filtros'],
+  ] as const)('%s %s with %d', (lang, key, count, sentence) => {
+    expect(t(lang, key, { count })).toBe(sentence);
+  });
+
+  it('Spanish counts requests as petición / peticiones, days as día / días', () => {
+    expect(t('es', 'import.preview.budget', { count: 1 })).toMatch(/^Crearlo usa 1 petición de /);
+    expect(t('es', 'import.preview.budget', { count: 4 })).toMatch(/^Crearlos usa 4 peticiones de /);
+    expect(t('es', 'health.warning.stale', { days: 1 })).toBe('Sin publicaciones desde hace más de 1 día');
+    expect(t('en', 'health.warning.stale', { days: 30 })).toBe('No post for over 30 days');
+  });
+
+  it('the formatter: exact forms, placeholders inside a branch, a missing count left visible', () => {
+    const template = 'A {n, plural, =0 {none} one {# thing in {where}} other {# things in {where}}}.';
+    expect(selectPlurals('en', template, { n: 0 })).toBe('A none.');
+    expect(selectPlurals('en', template, { n: 1 })).toBe('A {n} thing in {where}.');
+    expect(selectPlurals('en', template, {})).toBe(template);
+    expect(pluralVariants(template)).toEqual(['A none.', 'A {n} thing in {where}.', 'A {n} things in {where}.']);
+  });
+});
+
+describe('the playground', () => {
+  it("the Spanish note after the demo set its key does not quote the bot's English answer", () => {
+    const source = readFileSync('packages/playground/src/demo.ts', 'utf8');
+    const spanish = [...source.matchAll(/^\s*es: `(.*)`,$/gm)].map((m) => m[1]!).filter((text) => text.includes('/clave-api establecer como Ana'));
+    expect(spanish).toHaveLength(1);
+    expect(spanish[0]).not.toContain('${autoKey.answer}');
   });
 });
 

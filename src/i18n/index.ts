@@ -4,6 +4,7 @@
 import { Locale } from 'discord.js';
 import { en, type MessageKey } from './en.js';
 import { es } from './es.js';
+import { selectPlurals } from './plural.js';
 
 export type { MessageKey } from './en.js';
 export type Lang = 'en' | 'es';
@@ -30,8 +31,12 @@ export function langFor(locale: string | null | undefined): Lang {
   return locale.toLowerCase().startsWith('es') ? 'es' : DEFAULT_LANG;
 }
 
+/**
+ * The sentence `key` in `lang`, its plural forms chosen (plural.ts: `{count, plural, one {…}
+ * other {…}}`, by the language's plural rules) and its `{placeholders}` filled.
+ */
 export function t(lang: Lang, key: MessageKey, vars?: Vars): string {
-  const template = catalogues[lang][key] ?? catalogues.en[key];
+  const template = selectPlurals(lang, catalogues[lang][key] ?? catalogues.en[key], vars);
   if (!vars) return template;
   return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
     Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,

@@ -95,7 +95,7 @@ function channelDeletedEmbed(t: Translator, channelId: string, channelName: stri
         ...listed,
         ...(rest > 0 ? [t('audit.channelDeleted.more', { count: rest })] : []),
         '',
-        t('audit.channelDeleted.all', { command: deleteCommand(t, `${t('opt.problemas.name')}:True`) }),
+        t('audit.channelDeleted.all', { command: deleteCommand(t, `${t('opt.problemas.name')}:${t('audit.option.true')}`) }),
       ]
     : [t('audit.channelDeleted.none')];
   return {

@@ -6,7 +6,8 @@ import { Colors, Limits } from './style.js';
 import { apiCode, apiText } from './markdown.js';
 import { truncate, unixSeconds } from './text.js';
 
-export function statsEmbed(t: Translator, stats: Stats): APIEmbed {
+/** `guild`: the server's name when Discord told us (the gateway's cache), shown instead of its id. */
+export function statsEmbed(t: Translator, stats: Stats, guild: { id: string; name?: string | undefined } | undefined = undefined): APIEmbed {
   const none = t('stats.none');
   const activity = stats.ultimaActividad && !Number.isNaN(Date.parse(stats.ultimaActividad))
     ? `<t:${unixSeconds(stats.ultimaActividad)}:f> (<t:${unixSeconds(stats.ultimaActividad)}:R>)`
@@ -20,7 +21,7 @@ export function statsEmbed(t: Translator, stats: Stats): APIEmbed {
     title: t('stats.title'),
     color: Colors.brand,
     fields: [
-      field('stats.field.servidor', apiCode(stats.servidor, 100)),
+      field('stats.field.servidor', guild?.name && guild.id === stats.servidor ? apiText(guild.name, { max: 100 }) : apiCode(stats.servidor, 100)),
       field('stats.field.plan', apiText(stats.plan, { max: 100 })),
       field('stats.field.feedsActivos', String(stats.feedsActivos)),
       field('stats.field.feedsPausados', String(stats.feedsPausados)),

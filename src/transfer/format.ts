@@ -138,7 +138,7 @@ function csvRows(text: string): Record<string, string>[] {
   if (!header) throw new FormatError('transfer.file.empty');
   const columns = header.map((name) => unguardCell(name).trim().toLowerCase());
   const missing = REQUIRED_CSV_COLUMNS.filter((c) => !columns.includes(c));
-  if (missing.length > 0) throw new FormatError('transfer.file.csvHeader', { missing: missing.join(', '), columns: REQUIRED_CSV_COLUMNS.join(', ') });
+  if (missing.length > 0) throw new FormatError('transfer.file.csvHeader', { count: missing.length, missing: missing.join(', '), columns: REQUIRED_CSV_COLUMNS.join(', ') });
   return data.map((cells) => Object.fromEntries(columns.map((name, i) => [name, unguardCell(cells[i] ?? '').trim()])));
 }
 

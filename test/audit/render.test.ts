@@ -96,7 +96,7 @@ describe('channel deleted', () => {
       title: 'Channel #space was deleted',
       color: 0xfee75c,
       description: [
-        '2 feed(s) forwarded into it and now forward nowhere. Delete each one with the command beside it:',
+        '2 feeds forwarded into it and now forward nowhere. Delete each one with the command beside it:',
         '`#12` @nasa — `/feed delete id:12`',
         '`#14` — `/feed delete id:14`',
         '',
@@ -104,7 +104,8 @@ describe('channel deleted', () => {
       ].join('\n'),
     });
     expect(es(event).description).toContain('`#12` @nasa — `/feed eliminar id:12`');
-    expect(es(event).description).toContain('`/feed eliminar problemas:True`');
+    // What a Spanish client shows for a true boolean option, so the command reads as it is typed there.
+    expect(es(event).description).toContain('`/feed eliminar problemas:Verdadero`');
     expect(es(event).title).toBe('Se eliminó el canal #space');
   });
 

@@ -53,10 +53,10 @@ describe('/feed delete canal', () => {
     const audit = vi.spyOn(h.audit, 'record');
     const asked = await ask(h, { canal: here });
     expect(asked.data.flags).toBe(MessageFlags.Ephemeral);
-    expect(asked.data.embeds[0]!.title).toBe('Delete 2 feed(s)?');
+    expect(asked.data.embeds[0]!.title).toBe('Delete 2 feeds?');
     expect(asked.data.embeds[0]!.description).toMatch(
       new RegExp(
-        `^This permanently deletes the 2 feed\\(s\\) that forward into <#${HERE}>:\n\\*\\*#11\\*\\* @nasa → <#${HERE}>\n\\*\\*#12\\*\\* @esa → <#${HERE}> · ⏸️ Not active\nForwarding stops at once and it cannot be undone.\nThis confirmation expires <t:\\d+:R>.$`,
+        `^This permanently deletes the 2 feeds that forward into <#${HERE}>:\n\\*\\*#11\\*\\* @nasa → <#${HERE}>\n\\*\\*#12\\*\\* @esa → <#${HERE}> · ⏸️ Not active\nForwarding stops at once and it cannot be undone.\nThis confirmation expires <t:\\d+:R>.$`,
       ),
     );
     expect(buttons(asked).map((b) => b.label)).toEqual(['Delete 2', 'Cancel']);
@@ -152,12 +152,12 @@ describe('/feed delete problemas', () => {
   botTest('in Spanish: every feed with a warning; a 404 counts as gone, a refusal says why, audit only for the deleted', async ({ bot: h }) => {
     const audit = vi.spyOn(h.audit, 'record');
     const asked = await ask(h, { problemas: true }, { invoker: { locale: 'es-ES' } });
-    expect(asked.data.embeds[0]!.title).toBe('¿Eliminar 3 feed(s)?');
+    expect(asked.data.embeds[0]!.title).toBe('¿Eliminar 3 feeds?');
     const description = asked.data.embeds[0]!.description!;
-    expect(description).toContain('Esto elimina para siempre los 3 feed(s) con avisos:');
+    expect(description).toContain('Esto elimina para siempre los 3 feeds con avisos:');
     expect(description).toContain(`**#12** @esa → <#${HERE}> · ⏸️ No activo`);
     expect(description).toContain(`**#13** @jaxa → <#${GONE_CHANNEL}> · ⚠️ Canal eliminado`);
-    expect(description).toContain(`**#14** @isro → <#${OTHER}> · ⏳ Sin publicaciones desde hace más de 7 día(s)`);
+    expect(description).toContain(`**#14** @isro → <#${OTHER}> · ⏳ Sin publicaciones desde hace más de 7 días`);
     expect(description).not.toContain('#11');
     expect(buttons(asked).map((b) => b.label)).toEqual(['Eliminar 3', 'Cancelar']);
 

@@ -21,7 +21,7 @@ describe('/feed export', () => {
     expect(uploads).toHaveLength(1);
     const [upload] = uploads;
     expect(upload!.payload.embeds).toEqual([
-      expect.objectContaining({ title: 'Feeds exported', description: expect.stringContaining('2 feed(s) of this server') }),
+      expect.objectContaining({ title: 'Feeds exported', description: expect.stringContaining('2 feeds of this server') }),
     ]);
     const [json, csv] = upload!.files;
     expect(json!.name).toMatch(/^feeds-1100000000000000001-\d{8}-\d{4}\.json$/);
@@ -118,7 +118,7 @@ describe('/feed import: the dry run', () => {
     ['a file that is not JSON', { name: 'feeds.json', body: '{"format":' }, 'The file is not valid JSON.'],
     ['another JSON document', { name: 'feeds.json', body: '[1,2]' }, 'The file is not a feed export'],
     ['a newer format', { name: 'feeds.json', body: '{"format":"feedbot-feeds","version":2,"feeds":[]}' }, 'version 2; this bot reads version 1'],
-    ['a CSV without its columns', { name: 'feeds.csv', body: 'a,b\n1,2\n' }, 'lacks the column(s) cuenta, canal, tipos'],
+    ['a CSV without its columns', { name: 'feeds.csv', body: 'a,b\n1,2\n' }, 'lacks the columns cuenta, canal, tipos'],
   ] as const)('refuses %s before reading the feeds', async ([, file, message], { bot: h }) => {
     await h.run(importPayload(h, file));
     const answer = lastShown(h);

@@ -60,7 +60,7 @@ describe('/feed list health marks', () => {
       '#1 · @nasa': null,
       '#2 · @esa': '⏸️ Not active',
       '#3 · @jpl.nasa': '⚠️ Channel deleted',
-      '#4 · @spacex': '⏳ No post for over 7 day(s)',
+      '#4 · @spacex': '⏳ No post for over 7 days',
     });
     expect(channelLookups(h)).toBe(0);
   });
@@ -77,7 +77,7 @@ describe('/feed list health marks', () => {
     h.discord.recorder.respond = (call) => (call.path.endsWith('/channels') ? Response.json({ message: 'Missing Access', code: 50001 }, { status: 403 }) : undefined);
     serveFeeds(h);
     await list(h);
-    expect(marks(lastEmbed(h))).toEqual({ '#1 · @nasa': null, '#2 · @esa': '⏸️ Not active', '#3 · @jpl.nasa': null, '#4 · @spacex': '⏳ No post for over 7 day(s)' });
+    expect(marks(lastEmbed(h))).toEqual({ '#1 · @nasa': null, '#2 · @esa': '⏸️ Not active', '#3 · @jpl.nasa': null, '#4 · @spacex': '⏳ No post for over 7 days' });
   });
 
   botTest("stale counts from ultimoPost against the server's threshold", async ({ bot: h }) => {
@@ -89,7 +89,7 @@ describe('/feed list health marks', () => {
     await h.settings.update(GUILD_ID, (s) => ({ ...s, staleAfterDays: 1 }));
     await list(h);
     // A day and a bit ago is over one day; exactly a day ago would not be.
-    expect(marks(lastEmbed(h))).toMatchObject({ '#1 · @nasa': null, '#4 · @spacex': '⏳ No post for over 1 day(s)' });
+    expect(marks(lastEmbed(h))).toMatchObject({ '#1 · @nasa': null, '#4 · @spacex': '⏳ No post for over 1 day' });
   });
 
   botTest('in Spanish', async ({ bot: h }) => {
@@ -100,20 +100,20 @@ describe('/feed list health marks', () => {
       '#1 · @nasa': null,
       '#2 · @esa': '⏸️ No activo',
       '#3 · @jpl.nasa': '⚠️ Canal eliminado',
-      '#4 · @spacex': '⏳ Sin publicaciones desde hace más de 7 día(s)',
+      '#4 · @spacex': '⏳ Sin publicaciones desde hace más de 7 días',
     });
   });
 });
 
 describe('/feed list filters', () => {
   botTest.for([
-    ['estado by API value', { estado: 'pausado' }, ['#2 · @esa'], '1 feed(s) match: state Paused'],
-    ['estado by label, and unknown states', { estado: 'Active' }, ['#1 · @nasa', '#3 · @jpl.nasa', '#4 · @spacex'], '3 feed(s) match: state Active'],
-    ['problemas', { problemas: true }, ['#2 · @esa', '#3 · @jpl.nasa', '#4 · @spacex'], '3 feed(s) match: with a warning'],
+    ['estado by API value', { estado: 'pausado' }, ['#2 · @esa'], '1 feed matches: state Paused'],
+    ['estado by label, and unknown states', { estado: 'Active' }, ['#1 · @nasa', '#3 · @jpl.nasa', '#4 · @spacex'], '3 feeds match: state Active'],
+    ['problemas', { problemas: true }, ['#2 · @esa', '#3 · @jpl.nasa', '#4 · @spacex'], '3 feeds match: with a warning'],
     ['problemas false filters nothing', { problemas: false }, ['#1 · @nasa', '#2 · @esa', '#3 · @jpl.nasa', '#4 · @spacex'], undefined],
-    ['cuenta, as @name, any case', { cuenta: '@NASA' }, ['#1 · @nasa', '#3 · @jpl.nasa'], '2 feed(s) match: account contains `nasa`'],
-    ['canal and problemas', { canal: { channel: { id: HERE, name: 'space' } }, problemas: true }, ['#2 · @esa', '#4 · @spacex'], '2 feed(s) match: with a warning'],
-    ['cuenta, estado and problemas', { cuenta: 'nasa', estado: 'activo', problemas: true }, ['#3 · @jpl.nasa'], '1 feed(s) match: account contains `nasa` · state Active · with a warning'],
+    ['cuenta, as @name, any case', { cuenta: '@NASA' }, ['#1 · @nasa', '#3 · @jpl.nasa'], '2 feeds match: account contains `nasa`'],
+    ['canal and problemas', { canal: { channel: { id: HERE, name: 'space' } }, problemas: true }, ['#2 · @esa', '#4 · @spacex'], '2 feeds match: with a warning'],
+    ['cuenta, estado and problemas', { cuenta: 'nasa', estado: 'activo', problemas: true }, ['#3 · @jpl.nasa'], '1 feed matches: account contains `nasa` · state Active · with a warning'],
   ] as const)('%s', async ([, options, names, summary], { bot: h }) => {
     knowGuild(h.discord.client, GUILD_ID, [HERE]);
     serveFeeds(h);
@@ -121,7 +121,7 @@ describe('/feed list filters', () => {
     const embed = lastEmbed(h);
     expect(embed.fields!.map((f) => f.name)).toEqual(names);
     expect(embed.description).toBe(summary);
-    expect(embed.footer.text).toBe('4 feed(s) · plan server · page 1/1');
+    expect(embed.footer.text).toBe('4 feeds · plan server · page 1/1');
   });
 
   botTest('an empty answer says which filter matched nothing, in English and Spanish', async ({ bot: h }) => {
@@ -132,10 +132,10 @@ describe('/feed list filters', () => {
     await list(h, { canal: { channel: { id: HERE, name: 'space' } }, cuenta: 'jpl' });
     expect(lastEmbed(h)).toMatchObject({
       title: 'Feeds in #space',
-      description: 'No feed follows an account whose name contains `jpl`. Without that filter, the others match 3 feed(s).',
+      description: 'No feed follows an account whose name contains `jpl`. Without that filter, the others match 3 feeds.',
     });
     await list(h, { cuenta: 'nasa', problemas: true, estado: 'pausado' }, 'es-ES');
-    expect(lastEmbed(h).description).toBe('Ningún feed está en estado En pausa. Sin ese filtro, los demás coinciden con 1 feed(s).');
+    expect(lastEmbed(h).description).toBe('Ningún feed está en estado En pausa. Sin ese filtro, los demás coinciden con 1 feed.');
     await list(h, { canal: { channel: { id: QUIET, name: 'quiet' } } });
     expect(lastEmbed(h).description).toBe(`No feed forwards into <#${QUIET}>.`);
   });
@@ -161,7 +161,7 @@ describe('/feed list filters', () => {
     const cuenta = `a_${'x'.repeat(26)}`; // 28 characters, in every account
     await list(h, { canal: { channel: { id: HERE, name: 'space' } }, estado: 'en_revision_larga_x', problemas: true, cuenta });
     const first = lastBody(h).data;
-    expect(first.embeds[0]!.footer.text).toBe('25 feed(s) · plan server · page 1/2');
+    expect(first.embeds[0]!.footer.text).toBe('25 feeds · plan server · page 1/2');
     expect(first.embeds[0]!.fields).toHaveLength(10);
     const next = first.components![0]!.components[1]!.custom_id;
     expect(next.length).toBeLessThanOrEqual(100);
@@ -169,9 +169,9 @@ describe('/feed list filters', () => {
     await h.run(buttonPress(next));
     const second = lastBody(h);
     expect(second.type).toBe(7);
-    expect(second.data.embeds[0]!.footer.text).toBe('25 feed(s) · plan server · page 2/2');
+    expect(second.data.embeds[0]!.footer.text).toBe('25 feeds · plan server · page 2/2');
     expect(second.data.embeds[0]!.fields).toHaveLength(10);
-    expect(second.data.embeds[0]!.description).toBe(`20 feed(s) match: account contains \`${cuenta}\` · state \`en_revision_larga_x\` · with a warning`);
+    expect(second.data.embeds[0]!.description).toBe(`20 feeds match: account contains \`${cuenta}\` · state \`en_revision_larga_x\` · with a warning`);
   });
 
   botTest('estado suggests the known states and those of the cached list, in the user language', async ({ bot: h }) => {

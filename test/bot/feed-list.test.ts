@@ -22,14 +22,14 @@ describe('/feed list', () => {
           {
             title: 'Feeds',
             color: 0x5865f2,
-            footer: { text: '2 feed(s) · plan server · page 1/1' },
+            footer: { text: '2 feeds · plan server · page 1/1' },
             fields: [
               {
                 name: '#1 · @nasa',
-                value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filter(s)\nLatest post: <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
+                value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filters\nLatest post: <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
               },
               // The paused feed is marked (health warnings, issue 13).
-              { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filter(s)\nLatest post: none yet\n⏸️ Not active' },
+              { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filters\nLatest post: none yet\n⏸️ Not active' },
             ],
           },
         ],
@@ -48,7 +48,7 @@ describe('/feed list', () => {
     const data = (h.discord.callbacks()[0]!.body as { data: { embeds: { fields: { value: string }[]; footer: { text: string } }[] } }).data;
     expect(data.embeds[0]!.fields[0]!.value).toContain('`en_revision`');
     expect(data.embeds[0]!.fields[0]!.value).toContain('Publicaciones + Reels');
-    expect(data.embeds[0]!.footer.text).toBe('1 feed(s) · plan server · página 1/1');
+    expect(data.embeds[0]!.footer.text).toBe('1 feed · plan server · página 1/1');
   });
 
   botTest('filters by channel', async ({ bot: h }) => {

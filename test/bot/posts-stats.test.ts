@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
-import { buttonPress, chatInput } from '../helpers/discord.js';
+import { GUILD_ID, buttonPress, chatInput } from '../helpers/discord.js';
+import { knowGuild } from './known-guilds.js';
 import { botTest, rl, sampleStats, type BotHarness } from '../helpers/bot.js';
 
 type Embed = { title: string; description: string; url?: string; image?: { url: string }; fields: { name: string; value: string; inline?: boolean }[]; timestamp?: string; color: number };
@@ -119,6 +120,13 @@ describe('/stats', () => {
         { name: 'Latest activity', value: `<t:${ts}:f> (<t:${ts}:R>)`, inline: false },
       ],
     });
+  });
+
+  botTest('names the server when its name is known, not its raw id', async ({ bot: h }) => {
+    knowGuild(h.discord.client, GUILD_ID, []);
+    h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, stats, { headers: rl() });
+    await h.run(chatInput('stats', undefined));
+    expect(body(h).data.embeds[0]!.fields[0]).toEqual({ name: 'Server', value: 'guild 0001', inline: true });
   });
 
   botTest('in Spanish', async ({ bot: h }) => {

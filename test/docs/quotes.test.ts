@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { catalogues } from '../../src/i18n/index.js';
+import { pluralVariants } from '../../src/i18n/plural.js';
 import { GUIDE_LANGS, guidePages, quotes, read, shortName } from './markdown.js';
 
 const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -24,7 +25,8 @@ function sentencePattern(template: string): RegExp {
 }
 
 function inCatalogue(lang: (typeof GUIDE_LANGS)[number], quote: string): boolean {
-  return Object.values(catalogues[lang]).some((template) => sentencePattern(template).test(quote));
+  // A sentence with plural forms is any of its forms (`{count, plural, one {# feed} other {# feeds}}`).
+  return Object.values(catalogues[lang]).flatMap(pluralVariants).some((template) => sentencePattern(template).test(quote));
 }
 
 describe('sentence patterns', () => {

@@ -68,8 +68,8 @@ describe('warningText', () => {
   it('is icon and words, in a stable order, in both languages; undefined when healthy', () => {
     expect(warningText(translator('en'), [])).toBeUndefined();
     expect(warningText(translator('en'), ['inactive', 'channelMissing'])).toBe('⚠️ Channel deleted · ⏸️ Not active');
-    expect(warningText(translator('en'), ['stale'], 14)).toBe('⏳ No post for over 14 day(s)');
-    expect(warningText(translator('es'), ['channelMissing', 'stale'])).toBe('⚠️ Canal eliminado · ⏳ Sin publicaciones desde hace más de 7 día(s)');
+    expect(warningText(translator('en'), ['stale'], 14)).toBe('⏳ No post for over 14 days');
+    expect(warningText(translator('es'), ['channelMissing', 'stale'])).toBe('⚠️ Canal eliminado · ⏳ Sin publicaciones desde hace más de 7 días');
   });
 });
 

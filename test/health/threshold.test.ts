@@ -33,23 +33,23 @@ describe.each(['gateway', 'http'] as const)('/feedbot health threshold (%s)', (t
     expect(last(h).data.flags).toBe(MessageFlags.Ephemeral);
     expect(last(h).data.embeds[0]).toMatchObject({
       title: 'Feed health',
-      description: 'Feeds with no post for more than **7 day(s)** (the default) are marked ⏳ in `/feed list`. Change it with `/feedbot health threshold days:`.',
+      description: 'Feeds with no post for more than **7 days** (the default) are marked ⏳ in `/feed list`. Change it with `/feedbot health threshold days:`.',
     });
 
     await h.run(threshold(14));
     expect(last(h).data.flags).toBe(MessageFlags.Ephemeral);
-    expect(lastText(h)).toBe('Feeds with no post for more than **14 day(s)** are now marked ⏳ in `/feed list`.');
+    expect(lastText(h)).toBe('Feeds with no post for more than **14 days** are now marked ⏳ in `/feed list`.');
     expect(await stored(h)).toBe(14);
 
     await h.run(threshold());
-    expect(lastText(h)).toBe('Feeds with no post for more than **14 day(s)** are marked ⏳ in `/feed list`. Change it with `/feedbot health threshold days:`.');
+    expect(lastText(h)).toBe('Feeds with no post for more than **14 days** are marked ⏳ in `/feed list`. Change it with `/feedbot health threshold days:`.');
   });
 
   botTest('in Spanish', async ({ bot: h }) => {
     await h.run(threshold(undefined, { locale: 'es-ES' }));
-    expect(last(h).data.embeds[0]).toMatchObject({ title: 'Salud de los feeds', description: expect.stringContaining('**7 día(s)** (el valor por defecto)') as unknown });
+    expect(last(h).data.embeds[0]).toMatchObject({ title: 'Salud de los feeds', description: expect.stringContaining('**7 días** (el valor por defecto)') as unknown });
     await h.run(threshold(365, { locale: 'es-419' }));
-    expect(lastText(h)).toBe('A partir de ahora, los feeds sin publicaciones desde hace más de **365 día(s)** se marcan con ⏳ en `/feed lista`.');
+    expect(lastText(h)).toBe('A partir de ahora, los feeds sin publicaciones desde hace más de **365 días** se marcan con ⏳ en `/feed lista`.');
     expect(await stored(h)).toBe(365);
   });
 

@@ -164,7 +164,7 @@ describe('reading a file', () => {
   });
 
   it.each([
-    ['a CSV without the required columns', 'id,cuenta\n1,nasa\n', { key: 'transfer.file.csvHeader', vars: { missing: 'canal, tipos', columns: 'cuenta, canal, tipos' } }],
+    ['a CSV without the required columns', 'id,cuenta\n1,nasa\n', { key: 'transfer.file.csvHeader', vars: { count: 2, missing: 'canal, tipos', columns: 'cuenta, canal, tipos' } }],
     ['a malformed CSV', 'cuenta,canal,tipos\n"nasa,1,post\n', { key: 'transfer.file.csvSyntax', vars: { line: 2 } }],
     ['a CSV with only a header', 'cuenta,canal,tipos\r\n', { key: 'transfer.file.empty', vars: {} }],
     ['an empty CSV', '', { key: 'transfer.file.empty', vars: {} }],

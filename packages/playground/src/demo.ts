@@ -236,7 +236,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
             kind: 'info',
             text: {
               en: `The demo ran /apikey set as Ana (admin) and submitted the sandbox key; feedbot answered “${autoKey.answer}”. Every command works right away.`,
-              es: `La demo ejecutó /clave-api establecer como Ana (admin) con la clave del sandbox; feedbot respondió «${autoKey.answer}». Todos los comandos funcionan ya.`,
+              es: `La demo ejecutó /clave-api establecer como Ana (admin) con la clave del sandbox, y feedbot la guardó. Todos los comandos funcionan ya.`,
             },
           }
         : {

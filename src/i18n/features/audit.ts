@@ -53,10 +53,12 @@ export const en = {
   'audit.keyStopped.description':
     'The feed API refused the key {masked} (401): it was probably regenerated or revoked in the dashboard. Feed commands fail until an admin runs `/apikey set` with the new key.',
   'audit.channelDeleted.title': 'Channel {channel} was deleted',
-  'audit.channelDeleted.description': '{count} feed(s) forwarded into it and now forward nowhere. Delete each one with the command beside it:',
+  'audit.channelDeleted.description': '{count, plural, one {# feed forwarded into it and now forwards nowhere. Delete it with the command beside it:} other {# feeds forwarded into it and now forward nowhere. Delete each one with the command beside it:}}',
   'audit.channelDeleted.none': 'No feed forwarded into it.',
   'audit.channelDeleted.more': '…and {count} more.',
   'audit.channelDeleted.all': 'Or delete every feed with a warning at once: {command}',
+  /** A true boolean option as the reader's Discord client shows it in a typed command. */
+  'audit.option.true': 'True',
 } as const;
 
 export const es: Record<keyof typeof en, string> = {
@@ -113,8 +115,9 @@ export const es: Record<keyof typeof en, string> = {
     'La API de feeds rechazó la clave {masked} (401): seguramente se regeneró o se revocó en el panel. Los comandos de feeds fallan hasta que un admin ejecute `/clave-api establecer` con la clave nueva.',
   'audit.channelDeleted.title': 'Se eliminó el canal {channel}',
   'audit.channelDeleted.description':
-    '{count} feed(s) reenviaban a este canal y ya no reenvían a ninguna parte. Elimina cada uno con el comando que tiene al lado:',
+    '{count, plural, one {# feed reenviaba a este canal y ya no reenvía a ninguna parte. Elimínalo con el comando que tiene al lado:} other {# feeds reenviaban a este canal y ya no reenvían a ninguna parte. Elimina cada uno con el comando que tiene al lado:}}',
   'audit.channelDeleted.none': 'Ningún feed reenviaba a este canal.',
   'audit.channelDeleted.more': '…y {count} más.',
   'audit.channelDeleted.all': 'O elimina de una vez todos los feeds con algún aviso: {command}',
+  'audit.option.true': 'Verdadero',
 };
