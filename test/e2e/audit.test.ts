@@ -10,7 +10,7 @@ import type { APIEmbed, APIMessage } from 'discord-api-types/v10';
 import { ADMIN_USER_ID } from '@feedbot/playground';
 import { Permission } from '@feedbot/discord-emulator';
 import type { Lang } from '../../src/i18n/index.js';
-import { CREW_USER_ID, LANGS, StoryStack, TRANSPORTS, inEachLanguage, lastMessage, storyGuild, text } from './story-kit.js';
+import { CREW_USER_ID, LANGS, StoryStack, TRANSPORTS, inEachLanguage, storyGuild, text, titled } from './story-kit.js';
 
 const titles = (embeds: APIEmbed[]) => embeds.map((e) => e.title);
 const show = (embed: APIEmbed) => JSON.stringify(embed);
@@ -56,7 +56,7 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
       const created = await s.command(g, 'admin', 'feed', 'create', { cuenta: '@nasa', canal: g.channels.media, tipos: 'post' });
       const id = StoryStack.createdId(created);
       const asked = await s.command(g, 'admin', 'feed', 'delete', { id });
-      expect(lastMessage(await s.press(g, 'admin', asked, t('delete.button.confirm'))).embeds[0]!.title).toBe(t('delete.done.title'));
+      expect((await s.pressFor(g, 'admin', asked, t('delete.button.confirm'), titled(t('delete.done.title')))).embeds[0]!.title).toBe(t('delete.done.title'));
       const second = await s.newKey(g);
       expect((await s.setKey(g, second)).embeds[0]!.title).toBe(t('apikey.set.title'));
       // Regenerated in the dashboard: the next command meets a 401, the channel hears it once.
@@ -132,7 +132,8 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
 
       const asked = await s.command(d, 'admin', 'feed', 'delete', { problemas: true });
       expect(asked.embeds[0]!.title).toBe(t('bulkDelete.confirm.title', { count: 2 }));
-      const done = lastMessage(await s.press(d, 'admin', asked, t('bulkDelete.button.confirm', { count: 2 })));
+      // The press settles at the progress edit; the report comes when the deletes are done.
+      const done = await s.pressFor(d, 'admin', asked, t('bulkDelete.button.confirm', { count: 2 }), titled(t('bulkDelete.report.title'), t('bulkDelete.report.title.incomplete')));
       expect(done.embeds[0]!.title).toBe(t('bulkDelete.report.title'));
       expect(done.embeds[0]!.description).toContain(t('bulkDelete.report.summary', { deleted: 2, gone: 0, failed: 0, notAttempted: 0 }));
       expect((await s.sandbox.admin.listFeeds(d.id)).map((f) => f.id)).toEqual([healthy]);
@@ -184,7 +185,7 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
       const id = StoryStack.createdId(await s.command(g, 'crew', 'feed', 'create', { cuenta: 'crew.pick', canal: g.channels.news, tipos: 'post' }));
       const asked = await s.command(g, 'crew', 'feed', 'delete', { id });
       expect(text(asked)).toContain(t('delete.allowedBy', { role }));
-      expect(lastMessage(await s.press(g, 'crew', asked, t('delete.button.confirm'))).embeds[0]!.title).toBe(t('delete.done.title'));
+      expect((await s.pressFor(g, 'crew', asked, t('delete.button.confirm'), titled(t('delete.done.title')))).embeds[0]!.title).toBe(t('delete.done.title'));
       const posts = await s.expectEmbeds(audit, before + 2);
       const byRole = t('audit.field.byRole', { user: CREW_USER_ID, role: g.crewRoleId });
       expect(titles(posts.slice(-2))).toEqual([t('audit.feedCreated.title', { id }), t('audit.feedDeleted.title', { id })]);

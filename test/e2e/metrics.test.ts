@@ -88,7 +88,16 @@ describe('the ops listener of the real bot', () => {
     expect(completed.ack?.type).toBe(8);
     await send({ type: 'command', commandName: 'stats', ...member });
 
-    const scrape = await get('/metrics');
+    // An interaction is counted once its handler returned, which may be after the emulator saw the
+    // answer: scrape until all six are counted (or fail with the last count), never once.
+    let counted = 0;
+    const scrape = await eventually('six interactions counted in /metrics', 15_000, async () => {
+      const r = await get('/metrics');
+      counted = r.status === 200 ? sum(parseExposition(r.text), 'feedbot_interactions_total') : -1;
+      return counted >= 6 ? r : undefined;
+    }).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; last count ${counted}`);
+    });
     expect(scrape.status).toBe(200);
     expect(scrape.type).toBe('text/plain; version=0.0.4; charset=utf-8');
     const e = parseExposition(scrape.text);

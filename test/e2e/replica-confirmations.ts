@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import type { APIMessage } from 'discord-api-types/v10';
 import type { BotGroup } from '@feedbot/playground';
 import type { InteractionInput, InteractionSnapshot } from '@feedbot/discord-emulator';
-import { actor, lastMessage, storyGuild, text, type StoryStack } from './story-kit.js';
+import { actor, answered, messageWhen, storyGuild, text, titled, type Expected, type StoryStack } from './story-kit.js';
 import { exportFile } from './transfer-kit.js';
 
 /** The story's own guild and key: the other stories of the file spend the demo guild's budget. */
@@ -36,23 +36,31 @@ export async function confirmationsAcrossReplicas(s: StoryStack, group: () => Bo
 
   const ask = (subcommand: string, options: Record<string, string | number>) =>
     s.send({ type: 'command', commandName: 'feed', subcommand, options, ...actor(g, 'admin') } as InteractionInput);
-  /** Presses `label` on the question's answer; the press must land on another replica than the question. */
-  async function pressElsewhere(question: InteractionSnapshot, label: string): Promise<APIMessage> {
-    const pressed = await s.press(g, 'admin', lastMessage(question), label);
-    const [asked, answered] = [await replicaOf(group(), question.id), await replicaOf(group(), pressed.id)];
-    expect(answered, 'round-robin sent the press to the replica that asked').not.toBe(asked);
-    return lastMessage(pressed);
+  /**
+   * Presses `label` on the question's answer and waits, bounded, for the `expected` edit (a batch
+   * settles at its progress; its report comes later); the press must land on another replica.
+   */
+  async function pressElsewhere(question: InteractionSnapshot, label: string, expected: Expected): Promise<APIMessage> {
+    const asking = await messageWhen(s.emulator, question.id, answered, { what: 'the question' });
+    const pressed = await s.press(g, 'admin', asking, label);
+    const [asked, answeredBy] = [await replicaOf(group(), question.id), await replicaOf(group(), pressed.id)];
+    expect(answeredBy, 'round-robin sent the press to the replica that asked').not.toBe(asked);
+    return messageWhen(s.emulator, pressed.id, expected, { what: `after "${label}", the expected message` });
   }
 
-  const one = await pressElsewhere(await ask('delete', { id: lone.id }), t('delete.button.confirm'));
+  const one = await pressElsewhere(await ask('delete', { id: lone.id }), t('delete.button.confirm'), titled(t('delete.done.title')));
   expect(one.embeds[0]!.description).toBe(t('delete.done', { id: lone.id }));
-  const bulk = await pressElsewhere(await ask('delete', { canal: g.channels.news }), t('bulkDelete.button.confirm', { count: 2 }));
+  const bulkReport = titled(t('bulkDelete.report.title'), t('bulkDelete.report.title.incomplete'));
+  const bulk = await pressElsewhere(await ask('delete', { canal: g.channels.news }), t('bulkDelete.button.confirm', { count: 2 }), bulkReport);
+  expect(bulk.embeds[0]!.title).toBe(t('bulkDelete.report.title'));
   expect(text(bulk)).not.toContain(t('delete.expired'));
   await expect.poll(cuentas, { timeout: 10_000 }).toEqual([]);
 
   const rows = ['one', 'two', 'three'].map((c) => ({ cuenta: `moved.${c}`, canal: g.channels.news }));
   const file = s.emulator.uploadAttachment({ filename: 'feeds.json', data: exportFile(g, rows), contentType: 'application/json' });
-  const report = await pressElsewhere(await ask('import', { archivo: file.id }), t('import.button.confirm', { count: 3 }));
+  const importReport = titled(t('import.report.title'), t('import.report.title.incomplete'));
+  const report = await pressElsewhere(await ask('import', { archivo: file.id }), t('import.button.confirm', { count: 3 }), importReport);
+  expect(report.embeds[0]!.title).toBe(t('import.report.title'));
   expect(text(report)).not.toContain(t('import.expired'));
   await expect.poll(cuentas, { timeout: 10_000 }).toEqual(rows.map((r) => r.cuenta).sort());
 

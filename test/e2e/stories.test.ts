@@ -24,9 +24,10 @@ import {
   type LocalServer,
 } from '@feedbot/playground';
 import { DEMO_GUILD_ID } from '@feedbot/sandbox';
-import { generateGuilds, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
+import { generateGuilds, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import { createClient } from '@redis/client';
 import { silentLogger } from '../../src/logger.js';
+import { answered, messageWhen, titled } from './story-kit.js';
 
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
 const member = { userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS };
@@ -45,8 +46,20 @@ async function flushRedis(url: string): Promise<void> {
 }
 
 
-async function send(input: InteractionInput, timeoutMs = 10_000): Promise<InteractionSnapshot> {
-  return stack.emulator.sendInteraction(input).waitForFinal({ timeoutMs });
+/**
+ * Sends and waits, bounded, for the answer the story reads: choices or a modal, or a message that
+ * is not the "thinking…" placeholder (settled is not answered: a failure after a public
+ * placeholder deletes it, then follows up).
+ */
+async function send(input: InteractionInput, timeoutMs = 15_000, settleMs?: number): Promise<InteractionSnapshot> {
+  return answer(stack.emulator.sendInteraction(input), timeoutMs, settleMs);
+}
+
+async function answer(handle: InteractionHandle, timeoutMs = 15_000, settleMs?: number): Promise<InteractionSnapshot> {
+  const settled = await handle.waitForFinal({ timeoutMs, ...(settleMs === undefined ? {} : { settleMs }) });
+  if (settled.ack?.type === 8 || settled.ack?.type === 9) return settled;
+  await messageWhen(stack.emulator, handle.id, answered, { timeoutMs, what: 'the answer' });
+  return handle.snapshot();
 }
 
 function lastMessage(s: InteractionSnapshot): APIMessage {
@@ -62,7 +75,7 @@ async function setKey(guildId: string, key: string): Promise<InteractionSnapshot
     .sendInteraction({ type: 'command', commandName: 'apikey', subcommand: 'set', guildId, ...admin })
     .waitForAck();
   expect(opened.ack?.type).toBe(9);
-  return stack.emulator.submitModal({ interactionId: opened.id, values: { key }, ...admin }).waitForFinal({ timeoutMs: 10_000 });
+  return answer(stack.emulator.submitModal({ interactionId: opened.id, values: { key }, ...admin }));
 }
 
 // The same stories with interactions over the gateway and over HTTP (INTERACTIONS_MODE=http,
@@ -187,9 +200,10 @@ describe.each(VARIANTS.filter((v) => v !== 'replicas' || !replicasMissing))('a s
     expect(confirmation.flags).toBe(64);
     const row = confirmation.components![0] as { components: { custom_id: string; label: string }[] };
     const yes = row.components.find((b) => b.label === 'Delete')!;
-    const pressed = await stack.emulator.pressButton({ messageId: confirmation.id, customId: yes.custom_id, ...admin }).waitForFinal();
-    expect(pressed.ack?.type).toBe(7);
-    expect(lastMessage(pressed).embeds[0]!.title).toBe('Feed deleted');
+    const pressed = stack.emulator.pressButton({ messageId: confirmation.id, customId: yes.custom_id, ...admin });
+    const done = await messageWhen(stack.emulator, pressed.id, titled('Feed deleted'), { what: 'the deleted feed' });
+    expect(done.embeds[0]!.title).toBe('Feed deleted');
+    expect(pressed.snapshot().ack?.type).toBe(7);
     const list = lastMessage(await send({ type: 'command', commandName: 'feed', subcommand: 'list', ...member }));
     expect(list.embeds[0]!.fields!.map((f) => f.name)).not.toContain(`#${createdId} · @esa.space`);
   });
@@ -208,7 +222,7 @@ describe.each(VARIANTS.filter((v) => v !== 'replicas' || !replicasMissing))('a s
     // One after the other: identical reads in flight would be shared and spend less budget.
     let answered = 0;
     for (let i = 0; i < 100; i++) {
-      const s = await stack.emulator.sendInteraction({ type: 'command', commandName: 'stats', ...member }).waitForFinal({ settleMs: 5 });
+      const s = await send({ type: 'command', commandName: 'stats', ...member }, 15_000, 5);
       if (lastMessage(s).embeds[0]?.title === 'Forwarding statistics') answered++;
     }
     expect(answered).toBe(100);

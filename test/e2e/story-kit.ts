@@ -16,6 +16,7 @@ import {
   fixedSnowflake,
   type ActorOverrides,
   type EmulatedGuild,
+  type InteractionHandle,
   type InteractionInput,
   type InteractionSnapshot,
   type Violation,
@@ -103,6 +104,55 @@ export function lastMessage(s: InteractionSnapshot): APIMessage {
 
 export const text = (m: APIMessage | undefined): string => JSON.stringify({ content: m?.content, embeds: m?.embeds });
 
+/** What a reader sees of markdown text: Discord shows a backslash before ASCII punctuation as that character alone. */
+export const readable = (markdown: string | undefined): string | undefined => markdown?.replace(/\\([!-/:-@[-`{-~])/g, '$1');
+
+/** What a story waits to see as an interaction's last message before it asserts on it. */
+export type Expected = (m: APIMessage) => boolean;
+
+/** The first embed has one of these titles: a batch's report, complete or not, then the story asserts which. */
+export const titled =
+  (...titles: string[]): Expected =>
+  (m) =>
+    titles.includes(m.embeds[0]?.title ?? '');
+
+/** Discord's "thinking…" placeholder of a deferred reply (MessageFlags.Loading). */
+const LOADING = 1 << 7;
+
+/** Any answer to a command: a message that is not the "thinking…" placeholder. */
+export const answered: Expected = (m) => ((m.flags ?? 0) & LOADING) === 0;
+
+/** How often messageWhen looks at the emulator's state. */
+const POLL_MS = 25;
+
+/**
+ * The interaction's last message once `expected` holds for it, polled from the emulator's state
+ * until `timeoutMs` passes. An answer may be edited several times: a batch (bulk delete, import)
+ * shows its progress at once and its report only when the calls are done, so a press "settles"
+ * (waitForFinal: 100 ms without an edit) at the progress on a loaded machine. At the deadline, or
+ * once the interaction expired unanswered, it fails with the last message seen.
+ */
+export async function messageWhen(
+  emulator: { snapshotOf(id: string): InteractionSnapshot },
+  interactionId: string,
+  expected: Expected,
+  opts: { timeoutMs?: number; what?: string } = {},
+): Promise<APIMessage> {
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = emulator.snapshotOf(interactionId);
+    const last = messagesOf(s).at(-1);
+    if (last && expected(last)) return last;
+    const expired = s.state === 'expired' && !s.ack;
+    if (expired || Date.now() >= deadline) {
+      const why = expired ? 'the interaction expired unanswered' : `not seen within ${timeoutMs} ms`;
+      throw new Error(`interaction ${s.id}: ${opts.what ?? 'the expected message'} ${why}; last seen (${s.state}): ${last ? text(last) : 'no message'}; errors: ${JSON.stringify(s.errors)}`);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, deadline - Date.now()))));
+  }
+}
+
 /** A stack of its own for one file and transport, with `guilds` and the commands deployed globally. */
 export class StoryStack {
   /** Every API key a story handed out: none may reach Discord or a log line. */
@@ -169,7 +219,9 @@ export class StoryStack {
     // 'group sub', 'sub', or '' for a command without subcommands.
     const [group, subcommand] = sub.includes(' ') ? sub.split(' ') : [undefined, sub || undefined];
     const names = { ...(group ? { subcommandGroup: group } : {}), ...(subcommand ? { subcommand } : {}) };
-    return lastMessage(await this.send({ type: 'command', commandName, ...names, options, ...actor(g, who), ...extra } as InteractionInput));
+    const sent = await this.send({ type: 'command', commandName, ...names, options, ...actor(g, who), ...extra } as InteractionInput);
+    // Settled is not answered: a failure after a public "thinking…" deletes it, then follows up.
+    return messageWhen(this.emulator, sent.id, answered, { what: `the answer to /${commandName} ${sub}` });
   }
 
   /** /apikey set through its modal, as the guild's admin. */
@@ -177,15 +229,35 @@ export class StoryStack {
     this.keys.add(key);
     const opened = await this.emulator.sendInteraction({ type: 'command', commandName: 'apikey', subcommand: 'set', ...actor(g, 'admin') }).waitForAck();
     expect(opened.ack?.type).toBe(9);
-    return lastMessage(await this.emulator.submitModal({ interactionId: opened.id, values: { key }, ...actor(g, 'admin') }).waitForFinal({ timeoutMs: 15_000 }));
+    const submitted = this.emulator.submitModal({ interactionId: opened.id, values: { key }, ...actor(g, 'admin') });
+    await submitted.waitForFinal({ timeoutMs: 15_000 });
+    return messageWhen(this.emulator, submitted.id, answered, { what: 'the answer to /apikey set' });
   }
 
-  /** Presses the button labelled `label` on `message` as `who`; resolves with the pressed interaction, settled. */
+  /**
+   * Presses the button labelled `label` on `message` as `who`; resolves with the pressed
+   * interaction, settled: at its first answer, which for a batch is its progress, not its report
+   * (read that with pressFor).
+   */
   async press(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string, timeoutMs = 15_000): Promise<InteractionSnapshot> {
+    return this.pressButton(g, who, message, label).waitForFinal({ timeoutMs });
+  }
+
+  /**
+   * Presses the button labelled `label` on `message` as `who` and waits, bounded, until the
+   * message shows what the story asserts (`expected`: the edit a batch ends with, or the one
+   * answer of a single delete); fails at the deadline with the last message seen.
+   */
+  async pressFor(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string, expected: Expected, timeoutMs = 15_000): Promise<APIMessage> {
+    const pressed = this.pressButton(g, who, message, label);
+    return messageWhen(this.emulator, pressed.id, expected, { timeoutMs, what: `after "${label}", the expected message` });
+  }
+
+  private pressButton(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string): InteractionHandle {
     const buttons = (message.components ?? []).flatMap((row) => ('components' in row ? (row.components as { custom_id?: string; label?: string }[]) : []));
     const button = buttons.find((b) => b.label === label);
     if (!button?.custom_id) throw new Error(`no button "${label}" on message ${message.id}: ${JSON.stringify(buttons.map((b) => b.label))}`);
-    return this.emulator.pressButton({ messageId: message.id, customId: button.custom_id, ...actor(g, who) }).waitForFinal({ timeoutMs });
+    return this.emulator.pressButton({ messageId: message.id, customId: button.custom_id, ...actor(g, who) });
   }
 
   /** What the bot posted in a channel (not interaction answers), oldest first. */
@@ -201,12 +273,18 @@ export class StoryStack {
     return this.posts(channelId).flatMap((p) => p.embeds);
   }
 
-  /** Waits until the channel holds `count` embeds, then for `quietMs` more to be sure no other one follows. */
+  /**
+   * Waits, bounded, until the channel holds `count` embeds, then for `quietMs` more to be sure no
+   * other one follows. That pause is no wait for a state: it looks for a post that should NOT
+   * come, which no poll can prove; a late one is caught by the next expectEmbeds' exact count.
+   */
   async expectEmbeds(channelId: string, count: number, opts: { timeoutMs?: number; quietMs?: number } = {}): Promise<APIEmbed[]> {
-    await expect.poll(() => this.embeds(channelId).length, { timeout: opts.timeoutMs ?? 10_000, interval: 25 }).toBeGreaterThanOrEqual(count);
-    await new Promise((r) => setTimeout(r, opts.quietMs ?? 200));
+    const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+    while (this.embeds(channelId).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+    if (this.embeds(channelId).length >= count) await new Promise((r) => setTimeout(r, opts.quietMs ?? 200));
     const embeds = this.embeds(channelId);
-    expect(embeds.map((e) => e.title)).toHaveLength(count);
+    // On a failure, the titles seen (too few at the deadline, or one too many).
+    expect(embeds.map((e) => e.title), `embeds in channel ${channelId}`).toHaveLength(count);
     return embeds;
   }
 

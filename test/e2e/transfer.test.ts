@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import type { APIMessage } from 'discord-api-types/v10';
 import { RATE_LIMIT_PER_MINUTE } from '@feedbot/feed-api-contract';
-import { LANGS, StoryStack, TRANSPORTS, inEachLanguage, lastMessage, storyGuild, text, type StoryGuild } from './story-kit.js';
+import { LANGS, StoryStack, TRANSPORTS, inEachLanguage, readable, storyGuild, text, titled, type StoryGuild } from './story-kit.js';
 import { exportFile, spendBudget, watchMessage, type ExportDoc } from './transfer-kit.js';
-import type { Lang } from '../../src/i18n/index.js';
+import type { Lang, Translator } from '../../src/i18n/index.js';
 
 const WINDOW_MS = Number(process.env.FEEDBOT_E2E_WINDOW_MS ?? 10_000);
 /** Requests of the window left when the budget story starts its import, and feeds it imports. */
@@ -23,6 +23,8 @@ const LEFT = 5;
 const IMPORTED = 12;
 /** The sandbox's feed limit per server (its default). */
 const MAX_FEEDS = 50;
+/** An import's last edit, complete or not: the story then asserts which. */
+const importReport = (t: Translator) => titled(t('import.report.title'), t('import.report.title.incomplete'));
 
 describe.each(TRANSPORTS)('issue 13: export and import [%s]', (transport) => {
   const guild = (n: number, lang: Lang, name: string) => storyGuild(10 + n * 2 + (lang === 'es' ? 1 : 0), lang, `${name} (${lang})`);
@@ -97,16 +99,17 @@ describe.each(TRANSPORTS)('issue 13: export and import [%s]', (transport) => {
       expect(present.embeds[0]!.description).toContain(t('import.preview.counts', { create: 0, present: 3, invalid: 0 }));
 
       const bulk = await s.command(source, 'admin', 'feed', 'delete', { canal: source.channels.news });
-      lastMessage(await s.press(source, 'admin', bulk, t('bulkDelete.button.confirm', { count: 2 })));
+      await s.pressFor(source, 'admin', bulk, t('bulkDelete.button.confirm', { count: 2 }), titled(t('bulkDelete.report.title')));
       const one = await s.command(source, 'admin', 'feed', 'delete', { id: doc.feeds[2]!.id });
-      lastMessage(await s.press(source, 'admin', one, t('delete.button.confirm')));
+      await s.pressFor(source, 'admin', one, t('delete.button.confirm'), titled(t('delete.done.title')));
       expect(await s.sandbox.admin.listFeeds(source.id)).toEqual([]);
 
       const preview = await importPreview(source, json!.filename, JSON.stringify(doc));
       expect(preview.flags).toBe(64);
-      expect(preview.embeds[0]!.title).toBe(t('import.preview.title', { file: json!.filename }));
+      // The file's name is outside text, escaped for markdown: the reader sees it as it is.
+      expect(readable(preview.embeds[0]!.title)).toBe(t('import.preview.title', { file: json!.filename }));
       expect(preview.embeds[0]!.description).toContain(t('import.preview.counts', { create: 3, present: 0, invalid: 0 }));
-      const report = lastMessage(await s.press(source, 'admin', preview, t('import.button.confirm', { count: 3 })));
+      const report = await s.pressFor(source, 'admin', preview, t('import.button.confirm', { count: 3 }), importReport(t));
       expect(report.embeds[0]!.title).toBe(t('import.report.title'));
       expect(report.embeds[0]!.description).toContain(t('import.report.summary', { created: 3, present: 0, refused: 0, notAttempted: 0 }));
       const back = await s.sandbox.admin.listFeeds(source.id);
@@ -130,7 +133,8 @@ describe.each(TRANSPORTS)('issue 13: export and import [%s]', (transport) => {
       const file = exportFile(full, ['one', 'two', 'three', 'four', 'five'].map((c) => ({ cuenta: `new.${c}`, canal: full.channels.news })));
       const preview = await importPreview(full, 'feeds.json', file);
       expect(preview.embeds[0]!.description).toContain(t('import.preview.counts', { create: 5, present: 0, invalid: 0 }));
-      const report = lastMessage(await s.press(full, 'admin', preview, t('import.button.confirm', { count: 5 })));
+      // The press settles at the progress edit; the report comes when the creates are done.
+      const report = await s.pressFor(full, 'admin', preview, t('import.button.confirm', { count: 5 }), importReport(t));
       const embed = report.embeds[0]!;
       expect(embed.title).toBe(t('import.report.title.incomplete'));
       expect(embed.description).toContain(t('import.report.summary', { created: 3, present: 0, refused: 2, notAttempted: 0 }));
