@@ -2,6 +2,12 @@
  * The emulator's one HTTP server: checks who is calling (request-guard.ts), then hands `/api` to
  * the REST endpoint, `/_emulator` to the control API and the `/gateway` WebSocket upgrade to the
  * gateway.
+ *
+ * Any bytes get a status, never a crash: Node's parser accepts request targets such as
+ * `//x:99999/` or `http://[` that `new URL()` throws on, so a target that does not parse is a 400
+ * at once (a request and a handshake alike), and a handler that throws is a 500 for that request.
+ * Before, the first was an unhandled rejection (no answer at all) and, from the 'upgrade'
+ * listener, an uncaught exception.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Gateway } from './gateway/gateway.js';
@@ -22,24 +28,56 @@ export interface ServerParts {
 
 export function createEmulatorServer(parts: ServerParts): Server {
   const { guard, gateway } = parts;
-  const server = createServer((req, res) => void onRequest(parts, req, res));
+  const server = createServer((req, res) => {
+    onRequest(parts, req, res).catch((error: unknown) => failed(parts.logger, res, error));
+  });
   server.on('upgrade', (req, socket, head) => {
-    const refused = guard.checkSender(req, { handshake: true });
-    if (refused) return refuseHandshake(socket, refused);
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
-    if (url.pathname.replace(/\/+$/, '') !== '/gateway') {
-      socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
-      return;
+    try {
+      const refused = guard.checkSender(req, { handshake: true });
+      if (refused) return refuseHandshake(socket, refused);
+      const url = requestUrl(req);
+      if (url === undefined) {
+        parts.logger.debug({ method: req.method }, 'handshake target not understood: 400');
+        return refuseHandshake(socket, BAD_TARGET);
+      }
+      if (url.pathname.replace(/\/+$/, '') !== '/gateway') {
+        socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
+        return;
+      }
+      gateway.handleUpgrade(req, socket, head, url.searchParams);
+    } catch (error) {
+      parts.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'emulator handshake failed');
+      refuseHandshake(socket, { status: 500, reason: 'Internal emulator error' });
     }
-    gateway.handleUpgrade(req, socket, head, url.searchParams);
   });
   return server;
+}
+
+const BAD_TARGET = { status: 400, reason: 'bad request target' };
+
+/** The request's target as a URL, or undefined when it does not parse as one. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://emulator.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
+function failed(logger: Logger, res: ServerResponse, error: unknown): void {
+  logger.error({ err: error instanceof Error ? error.message : String(error) }, 'emulator request failed');
+  if (!res.headersSent) sendJson(res, 500, { message: 'Internal emulator error', code: 0 });
+  else res.end();
 }
 
 async function onRequest(parts: ServerParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const refused = parts.guard.checkSender(req);
   if (refused) return sendJson(res, refused.status, { error: refused.reason });
-  const url = new URL(req.url ?? '/', 'http://emulator.invalid');
+  const url = requestUrl(req);
+  if (url === undefined) {
+    parts.logger.debug({ method: req.method }, 'request target not understood: 400');
+    return sendJson(res, 400, { error: BAD_TARGET.reason }, { connection: 'close' });
+  }
   const segments = splitPath(url.pathname);
   try {
     if (segments[0] === 'api') {
@@ -53,8 +91,6 @@ async function onRequest(parts: ServerParts, req: IncomingMessage, res: ServerRe
     }
     sendJson(res, 404, { message: '404: Not Found', code: 0 });
   } catch (error) {
-    parts.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'emulator request failed');
-    if (!res.headersSent) sendJson(res, 500, { message: 'Internal emulator error', code: 0 });
-    else res.end();
+    failed(parts.logger, res, error);
   }
 }
