@@ -122,10 +122,11 @@ export function createApi(deps: PlaygroundDeps) {
     }
   }
 
-  async function route(req: IncomingMessage, path: string): Promise<{ status: number; body: unknown }> {
+  async function route(req: IncomingMessage, url: URL): Promise<{ status: number; body: unknown }> {
     const method = req.method ?? 'GET';
+    const path = url.pathname;
     if (method === 'GET' && path === '/api/state') return { status: 200, body: state() };
-    const query = new URL(req.url ?? '/', 'http://playground.invalid').searchParams;
+    const query = url.searchParams;
     const other = (await guildAdmin.route(req, method, path)) ?? (await uploadRoute(emulator, req, method, path, query));
     if (other) return other;
     const one = /^\/api\/interactions\/(\d{15,21})$/.exec(path);
@@ -157,9 +158,10 @@ export function createApi(deps: PlaygroundDeps) {
     throw new HttpError(404, 'not found');
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /** `url`: the request's target, parsed once by the server (which answers 400 when it does not parse). */
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     try {
-      const result = await route(req, path);
+      const result = await route(req, url);
       sendJson(res, result.status, result.body);
     } catch (error) {
       if (error instanceof HttpError) sendJson(res, error.status, { error: error.message, details: error.details });

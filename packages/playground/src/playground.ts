@@ -1,6 +1,10 @@
 /**
  * The web playground's HTTP server (loopback only): the page, the renderer's modules, the JSON
  * API over the Discord emulator, its event stream, the sandbox media proxy and the attachments.
+ *
+ * A request target that does not parse as a URL (Node's parser accepts `//x:99999/` and
+ * `http://[`, `new URL()` throws on them) is the client's mistake: 400 at once and one debug
+ * line, not a 500 with an error line per request.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +32,15 @@ export interface RunningPlayground {
 
 const HOST = '127.0.0.1';
 
+/** The request's target as a URL, or undefined when it does not parse as one. */
+function requestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://playground.invalid');
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startPlayground(opts: PlaygroundOptions): Promise<RunningPlayground> {
   checkVendorPackages();
   const api = createApi(opts);
@@ -40,7 +53,13 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!ownHost(req.headers.host)) return sendText(res, 421, 'wrong host');
-    const path = new URL(req.url ?? '/', 'http://playground.invalid').pathname;
+    const url = requestUrl(req);
+    if (url === undefined) {
+      opts.logger.debug({ method: req.method }, 'request target not understood: 400');
+      res.setHeader('connection', 'close');
+      return sendText(res, 400, 'bad request target');
+    }
+    const path = url.pathname;
     const method = req.method ?? 'GET';
     if (path.startsWith('/api/')) {
       if (method === 'GET' && path === '/api/events') {
@@ -54,7 +73,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
       if (method !== 'GET' && origin !== undefined && !ownHost(origin.replace(/^http:\/\//, ''))) {
         return sendText(res, 403, 'cross-origin request refused');
       }
-      return api.handle(req, res, path);
+      return api.handle(req, res, url);
     }
     if (method !== 'GET' && method !== 'HEAD') return sendText(res, 405, 'method not allowed');
     if (path === '/' || path === '/index.html') return serveIndex(res);
