@@ -32,7 +32,7 @@ import { Router } from './http.js';
 import { validateCommand, validateCommandList } from './validation/commands.js';
 import { MessageFlag, isObject } from './validation/fields.js';
 import { validateMessagePayload } from './validation/messages.js';
-import { checkMessageCreateAgainstSpec } from './validation/openapi/message-spec.js';
+import { checkMessageComponentsAgainstSpec, checkMessageCreateAgainstSpec } from './validation/openapi/message-spec.js';
 
 export interface RestRequest {
   params: Record<string, string>;
@@ -279,6 +279,8 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
     }
     const check = validateMessagePayload(body ?? {}, { requireContent: false, existingFlags: stored.message.flags ?? 0 });
     if (!check.errors.ok) return invalidFormBody(check.errors);
+    const spec = checkMessageComponentsAgainstSpec(body);
+    if (!spec.ok) return invalidFormBody(spec);
     const edited = deps.messages.edit(stored, isObject(body) ? body : {}, files);
     emitMessage(deps.events, 'update', edited.message, null);
     return ok(edited.message);

@@ -9,6 +9,7 @@ import { emitMessage } from '../events.js';
 import type { StoredMessage, UploadedFile } from '../messages.js';
 import { MessageFlag, isObject } from '../validation/fields.js';
 import { validateMessagePayload } from '../validation/messages.js';
+import { checkMessageComponentsAgainstSpec } from '../validation/openapi/message-spec.js';
 import type { InteractionRecord } from './registry.js';
 import { CREATE_FLAGS, createResponseMessage, hasFlag, numberOr, type ResponseContext } from './response-message.js';
 
@@ -36,6 +37,8 @@ export function followUp(ctx: ResponseContext, appId: string, token: string, bod
   const check = validateMessagePayload(body, { requireContent: true });
   if (!check.errors.ok) return invalidFormBody(check.errors, rec.id);
   if (check.empty) return emptyMessage(rec.id);
+  const spec = checkMessageComponentsAgainstSpec(body);
+  if (!spec.ok) return invalidFormBody(spec, rec.id);
   const data = body as Record<string, unknown>;
   const original = rec.originalId ? ctx.messages.live(rec.originalId) : undefined;
   let stored: StoredMessage;
@@ -78,6 +81,8 @@ export function webhookMessage(
   }
   const check = validateMessagePayload(body ?? {}, { requireContent: false, existingFlags: numberOr(stored.message.flags, 0) });
   if (!check.errors.ok) return invalidFormBody(check.errors, rec.id);
+  const spec = checkMessageComponentsAgainstSpec(body);
+  if (!spec.ok) return invalidFormBody(spec, rec.id);
   const patch = isObject(body) ? body : {};
   if (wouldBeEmpty(stored.message, patch, files)) return emptyMessage(rec.id);
   const edited = ctx.messages.edit(stored, patch, files).message;

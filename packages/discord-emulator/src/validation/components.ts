@@ -42,33 +42,105 @@ function validateButton(e: FormErrors, walk: ComponentWalk, c: Obj, path: PathSe
   }
 }
 
-export function validateSelect(e: FormErrors, walk: ComponentWalk, c: Obj, path: PathSegment[], inModal: boolean): void {
-  trackCustomId(e, walk, c.custom_id, [...path, 'custom_id'], true);
-  str(e, c.placeholder, [...path, 'placeholder'], { max: LIMITS.selectPlaceholder });
-  const min = int(e, c.min_values, [...path, 'min_values'], { min: 0, max: 25 });
-  const max = int(e, c.max_values, [...path, 'max_values'], { min: 1, max: 25 });
+/** What a typed select's `default_values` may name, by select type (Discord's SelectDefaultValue schemas). */
+const DEFAULT_VALUE_TYPES: Record<number, string[]> = { 5: ['user'], 6: ['role'], 7: ['user', 'role'], 8: ['channel'] };
+/** Channel types a channel select may offer (Discord's ChannelTypes). */
+const CHANNEL_TYPES = [0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16];
+const SNOWFLAKE = /^(0|[1-9][0-9]{0,19})$/;
+
+/**
+ * The options of a string select, checkbox group or radio group: labels and values 1–100
+ * characters, values unique. Returns how many are marked `default`.
+ */
+export function validateOptions(e: FormErrors, c: Obj, path: PathSegment[], limits: { min: number; max: number }): { count: number; defaults: number } | undefined {
+  const options = arr(e, c.options, [...path, 'options'], { min: limits.min, max: limits.max, required: true });
+  if (!options) return undefined;
+  const values = new Set<string>();
+  let defaults = 0;
+  options.forEach((option, i) => {
+    const o = obj(e, option, [...path, 'options', i], true);
+    if (!o) return;
+    str(e, o.label, [...path, 'options', i, 'label'], { min: 1, max: 100, required: true });
+    const value = str(e, o.value, [...path, 'options', i, 'value'], { min: 1, max: 100, required: true });
+    str(e, o.description, [...path, 'options', i, 'description'], { max: 100 });
+    bool(e, o.default, [...path, 'options', i, 'default']);
+    if (o.default === true) defaults++;
+    if (value !== undefined) {
+      if (values.has(value)) e.add([...path, 'options', i, 'value'], 'SELECT_COMPONENT_OPTION_VALUE_DUPLICATED', 'Select option values must be unique');
+      values.add(value);
+    }
+  });
+  return { count: options.length, defaults };
+}
+
+/**
+ * min_values/max_values within `0..limit` / `1..limit`, min ≤ max, and both no more than the
+ * options there are to pick (string selects, checkbox groups). Returns the effective bounds.
+ */
+export function validateValueCounts(e: FormErrors, c: Obj, path: PathSegment[], limit: number, optionCount?: number): { min: number; max: number } {
+  const min = int(e, c.min_values, [...path, 'min_values'], { min: 0, max: limit });
+  const max = int(e, c.max_values, [...path, 'max_values'], { min: 1, max: limit });
   if (min !== undefined && max !== undefined && min > max) {
     e.add([...path, 'min_values'], 'SELECT_COMPONENT_MIN_VALUES_GREATER_THAN_MAX', 'min_values must be less than or equal to max_values');
   }
-  if (!inModal) bool(e, c.disabled, [...path, 'disabled']);
-  if (c.type === 3) {
-    const options = arr(e, c.options, [...path, 'options'], { min: 1, max: LIMITS.selectOptions, required: true });
-    const values = new Set<string>();
-    options?.forEach((option, i) => {
-      const o = obj(e, option, [...path, 'options', i], true);
-      if (!o) return;
-      str(e, o.label, [...path, 'options', i, 'label'], { min: 1, max: 100, required: true });
-      const value = str(e, o.value, [...path, 'options', i, 'value'], { min: 1, max: 100, required: true });
-      str(e, o.description, [...path, 'options', i, 'description'], { max: 100 });
-      if (value !== undefined) {
-        if (values.has(value)) e.add([...path, 'options', i, 'value'], 'SELECT_COMPONENT_OPTION_VALUE_DUPLICATED', 'Select option values must be unique');
-        values.add(value);
-      }
-    });
-    if (options && max !== undefined && max > options.length) {
-      e.add([...path, 'max_values'], 'BASE_TYPE_MAX', `Must be less than or equal to ${options.length}.`);
+  if (optionCount !== undefined) {
+    for (const [key, value] of [['min_values', min], ['max_values', max]] as const) {
+      if (value !== undefined && value > optionCount) e.add([...path, key], 'BASE_TYPE_MAX', `Must be less than or equal to ${optionCount}.`);
     }
   }
+  return { min: min ?? 1, max: max ?? 1 };
+}
+
+/** Preselected values: as many as the select lets a user pick, no more (Discord refuses the rest). */
+function checkDefaultCount(e: FormErrors, path: PathSegment[], count: number, bounds: { min: number; max: number }): void {
+  if (count > bounds.max) e.add(path, 'SELECT_COMPONENT_TOO_MANY_DEFAULTS', `Must have ${bounds.max} or fewer default values (max_values).`);
+  else if (count > 0 && count < bounds.min) e.add(path, 'SELECT_COMPONENT_TOO_FEW_DEFAULTS', `Must have ${bounds.min} or more default values (min_values).`);
+}
+
+/** `default_values` of a user, role, mentionable or channel select; refused on a string select. */
+function validateDefaultValues(e: FormErrors, c: Obj, path: PathSegment[], type: number, bounds: { min: number; max: number }): void {
+  const at = [...path, 'default_values'];
+  const allowed = DEFAULT_VALUE_TYPES[type];
+  if (!allowed) {
+    if (present(c.default_values)) e.add(at, 'BASE_TYPE_INVALID', 'This field is not allowed: string selects preselect with options[].default');
+    return;
+  }
+  const list = arr(e, c.default_values, at, { max: 25 });
+  if (!list) return;
+  list.forEach((value, i) => {
+    const v = obj(e, value, [...at, i], true);
+    if (!v) return;
+    const kind = str(e, v.type, [...at, i, 'type'], { min: 1, max: 16, required: true });
+    if (kind !== undefined && !allowed.includes(kind)) e.add([...at, i, 'type'], 'BASE_TYPE_CHOICES', `Value must be one of (${allowed.join(', ')}).`);
+    if (!present(v.id)) e.add([...at, i, 'id'], 'BASE_TYPE_REQUIRED', 'This field is required');
+    else if (!SNOWFLAKE.test(String(v.id))) e.add([...at, i, 'id'], 'NUMBER_TYPE_COERCE', `Value "${String(v.id)}" is not snowflake.`);
+  });
+  checkDefaultCount(e, at, list.length, bounds);
+}
+
+function validateChannelTypes(e: FormErrors, c: Obj, path: PathSegment[], type: number): void {
+  const at = [...path, 'channel_types'];
+  if (type !== 8) {
+    if (present(c.channel_types)) e.add(at, 'BASE_TYPE_INVALID', 'This field is not allowed: only channel selects filter by channel type');
+    return;
+  }
+  const list = arr(e, c.channel_types, at, { max: CHANNEL_TYPES.length });
+  list?.forEach((t, i) => {
+    if (!CHANNEL_TYPES.includes(t as number)) e.add([...at, i], 'BASE_TYPE_CHOICES', `Value must be one of (${CHANNEL_TYPES.join(', ')}).`);
+  });
+}
+
+export function validateSelect(e: FormErrors, walk: ComponentWalk, c: Obj, path: PathSegment[], inModal: boolean): void {
+  trackCustomId(e, walk, c.custom_id, [...path, 'custom_id'], true);
+  str(e, c.placeholder, [...path, 'placeholder'], { max: LIMITS.selectPlaceholder });
+  if (!inModal) bool(e, c.disabled, [...path, 'disabled']);
+  bool(e, c.required, [...path, 'required']);
+  const type = c.type as number;
+  const options = type === 3 ? validateOptions(e, c, path, { min: 1, max: LIMITS.selectOptions }) : undefined;
+  const bounds = validateValueCounts(e, c, path, 25, options?.count);
+  if (options) checkDefaultCount(e, [...path, 'options'], options.defaults, bounds);
+  validateDefaultValues(e, c, path, type, bounds);
+  validateChannelTypes(e, c, path, type);
 }
 
 /** One message component (any depth). */

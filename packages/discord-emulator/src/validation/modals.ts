@@ -1,6 +1,6 @@
 /** Interaction callback data for autocomplete choices (type 8) and modals (type 9). */
 import { FormErrors, type PathSegment } from '../errors.js';
-import { SELECT_TYPES, trackCustomId, validateSelect, type ComponentWalk } from './components.js';
+import { SELECT_TYPES, trackCustomId, validateOptions, validateSelect, validateValueCounts, type ComponentWalk } from './components.js';
 import { LIMITS, arr, bool, int, isObject, obj, present, str, type Obj } from './fields.js';
 
 export function validateChoice(e: FormErrors, choice: unknown, path: PathSegment[], valueType?: number): void {
@@ -56,6 +56,28 @@ function validateTextInput(e: FormErrors, walk: ComponentWalk, c: Obj, path: Pat
 
 const LABEL_CHILD_TYPES = new Set([3, 4, 5, 6, 7, 8, 19, 21, 22, 23]);
 
+/**
+ * Checkbox groups (22, 1–10 options, up to 10 picked), radio groups (21, 2–10 options, one picked)
+ * and single checkboxes (23): the components a Label holds besides text inputs and selects.
+ */
+function validateChoiceGroup(e: FormErrors, walk: ComponentWalk, c: Obj, path: PathSegment[]): void {
+  trackCustomId(e, walk, c.custom_id, [...path, 'custom_id'], true);
+  bool(e, c.required, [...path, 'required']);
+  if (c.type === 23) {
+    bool(e, c.default, [...path, 'default']);
+    return;
+  }
+  const radio = c.type === 21;
+  const options = validateOptions(e, c, path, { min: radio ? 2 : 1, max: 10 });
+  const bounds = radio ? { min: 1, max: 1 } : validateValueCounts(e, c, path, 10, options?.count);
+  if (radio) {
+    for (const key of ['min_values', 'max_values']) if (present(c[key])) e.add([...path, key], 'BASE_TYPE_INVALID', 'This field is not allowed: a radio group picks one option');
+  }
+  if (options && options.defaults > bounds.max) {
+    e.add([...path, 'options'], 'SELECT_COMPONENT_TOO_MANY_DEFAULTS', `Must have ${bounds.max} or fewer default values (max_values).`);
+  }
+}
+
 /** Callback type 9 data. Accepts Label (18) wrapping and the deprecated action-row wrapping. */
 export function validateModalData(data: unknown, path: PathSegment[] = ['data']): FormErrors {
   const e = new FormErrors();
@@ -81,6 +103,8 @@ export function validateModalData(data: unknown, path: PathSegment[] = ['data'])
         validateTextInput(e, walk, child, [...cpath, 'component'], false);
       } else if (SELECT_TYPES.has(childType)) {
         validateSelect(e, walk, child, [...cpath, 'component'], true);
+      } else if (childType === 21 || childType === 22 || childType === 23) {
+        validateChoiceGroup(e, walk, child, [...cpath, 'component']);
       } else {
         trackCustomId(e, walk, child.custom_id, [...cpath, 'component', 'custom_id'], true);
       }

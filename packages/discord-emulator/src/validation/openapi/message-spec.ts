@@ -7,7 +7,7 @@
 import type { FormErrors } from '../../errors.js';
 import type { SchemaIssue } from './json-schema.js';
 import { loadSubset, specFormErrors } from './spec-file.js';
-import type { OpenApiSubset } from './subset.js';
+import type { JsonSchema, OpenApiSubset } from './subset.js';
 
 export const MESSAGE_CREATE_SUBSET_FILE = new URL('../../../spec/discord-openapi.message-create.json', import.meta.url);
 
@@ -23,4 +23,17 @@ export function checkMessageCreateIssues(body: unknown): SchemaIssue[] {
 /** A 50035 errors collector with what the document refuses in `body`; `ok` when nothing. */
 export function checkMessageCreateAgainstSpec(body: unknown): FormErrors {
   return specFormErrors(checkMessageCreateIssues(body));
+}
+
+/**
+ * The `components` of a message edit, follow-up or webhook edit checked against the same schema
+ * as a new message's: those routes' request bodies share Discord's component schemas, and it is
+ * the components (selects and their defaults above all) that differ between create and edit.
+ */
+export function checkMessageComponentsAgainstSpec(body: unknown): FormErrors {
+  const components = typeof body === 'object' && body !== null ? (body as { components?: unknown }).components : undefined;
+  if (components === undefined || components === null) return specFormErrors([]);
+  const { checker } = loadSubset(MESSAGE_CREATE_SUBSET_FILE);
+  const request = checker.schema('MessageCreateRequest') as { properties: { components: JsonSchema } };
+  return specFormErrors(checker.check(request.properties.components, components, ['components'], 'MessageCreateRequest'));
 }
