@@ -78,10 +78,18 @@ export function encryptKeyRecord(
   if (!payload.success) {
     throw new TypeError(`key payload is invalid: ${describeIssues(payload.error)}`);
   }
+  return sealKeyRecord(payload.data, guildId, secret, opts);
+}
+
+/**
+ * encryptKeyRecord for a payload the caller has just validated with StoredKeySchema (KeyStore.set
+ * does, to answer with its own error): the same record, without parsing the payload a second time.
+ */
+export function sealKeyRecord(payload: StoredKeyPayload, guildId: string, secret: Buffer, opts: RecordOptions = {}): KeyRecordV1 {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', encryptionKey(secret), iv, { authTagLength: TAG_BYTES });
   cipher.setAAD(associatedData(guildId, 1, opts.namespace));
-  const clear = Buffer.from(JSON.stringify(payload.data), 'utf8');
+  const clear = Buffer.from(JSON.stringify(payload), 'utf8');
   const ct = Buffer.concat([cipher.update(clear), cipher.final()]);
   clear.fill(0);
   return {
@@ -114,7 +122,7 @@ export function decryptKeyRecord(
   opts: RecordOptions = {},
 ): StoredKeyPayload {
   const secrets = Array.isArray(secret) ? secret : [secret];
-  secrets.forEach((candidate, index) => assertSecret(candidate, `secret[${index}]`));
+  for (const [index, candidate] of secrets.entries()) assertSecret(candidate, `secret[${index}]`);
 
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw new KeyRecordError('malformed', 'not an object');

@@ -47,14 +47,22 @@ export type StoredKeyPayload = StoredKey;
 /** Longer fields are refused before any pattern runs on them (a regex over megabytes overflows the stack). */
 const MAX_FIELD_CHARS = 8192;
 
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Bytes canonical base64 of this length decodes to (the pattern above has been checked). */
+const decodedLength = (value: string): number =>
+  (value.length / 4) * 3 - (value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0);
+
+// The byte count is computed from the canonical text rather than by decoding it: the same check,
+// without a Buffer per field on every read (decryptKeyRecord decodes the fields once itself).
 const base64Of = (bytes: number | undefined, what: string) =>
   z
     .string()
     .max(MAX_FIELD_CHARS)
     .refine((value) => {
       if (value.length > MAX_FIELD_CHARS) return false;
-      if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) return false;
-      const length = Buffer.from(value, 'base64').length;
+      if (!CANONICAL_BASE64.test(value)) return false;
+      const length = decodedLength(value);
       return bytes === undefined ? length > 0 : length === bytes;
     }, `${what} must be canonical base64${bytes === undefined ? '' : ` of ${bytes} bytes`}`);
 

@@ -13,13 +13,13 @@
  */
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
-import { decryptKeyRecord, encryptKeyRecord, recordKid, secretKid } from './crypto.js';
+import { decryptKeyRecord, recordKid, sealKeyRecord, secretKid } from './crypto.js';
 import type { KeyBackend } from './backend.js';
 import { openBackend } from './backends.js';
 import { KeyCache, copyKey as copy } from './cache.js';
 import { GuildWrites } from './guild-writes.js';
 import { KeyRecordError, KeyStoreError, storageError } from './errors.js';
-import { GuildIdSchema, StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
+import { StoredKeySchema, describeIssues, type StoredKey } from './schema.js';
 import { assertSecret } from './secret.js';
 import { observed, operationObservers, type KeyStoreOperationListener } from './operations.js';
 
@@ -58,6 +58,8 @@ export interface KeyStoreAudit {
   malformed: string[];
 }
 
+/** GuildIdSchema's pattern (schema.ts). */
+const GUILD_ID = /^\d{1,32}$/;
 const LOCAL_CACHE_TTL_MS = 5 * 60_000;
 const SHARED_CACHE_TTL_MS = 30_000;
 
@@ -65,6 +67,8 @@ export class KeyStore {
   /** Write order, the cache and its invalidation, announcements (guild-writes.ts). */
   private readonly writes: GuildWrites<StoredKey>;
   private readonly operations = operationObservers();
+  /** The records' associated-data options, built once rather than per call. */
+  private readonly recordOptions: { namespace: string };
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -76,6 +80,7 @@ export class KeyStore {
     cacheSize: number,
     cacheTtlMs: number,
   ) {
+    this.recordOptions = { namespace: db.namespace };
     this.writes = new GuildWrites(new KeyCache(cacheSize, cacheTtlMs), db, (guildId, error) => {
       logger.warn({ guildId, storageError: storageError('announce', error).message }, 'key change not announced to other processes');
     });
@@ -184,7 +189,7 @@ export class KeyStore {
     }
     if (record === undefined || record === null) return undefined;
     try {
-      return decryptKeyRecord(record, id, this.readSecrets, { namespace: this.db.namespace });
+      return decryptKeyRecord(record, id, this.readSecrets, this.recordOptions);
     } catch (error) {
       if (error instanceof KeyRecordError) throw this.unreadable(id, error);
       // Whatever else a hostile or corrupt record makes the parser do, the caller gets our error.
@@ -202,7 +207,8 @@ export class KeyStore {
         throw new KeyStoreError('invalid_input', `invalid key for guild ${id}: ${describeIssues(parsed.error)}`, { guildId: id });
       }
       const value = parsed.data;
-      const record = encryptKeyRecord(value, id, this.secret, { namespace: this.db.namespace });
+      // Validated just above: sealed without a second parse.
+      const record = sealKeyRecord(value, id, this.secret, this.recordOptions);
       await this.writes.serialized(id, async () => {
         let ok: boolean;
         try {
@@ -212,6 +218,9 @@ export class KeyStore {
         }
         if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
         this.writes.put(id, value);
+        // Not awaited (guild-writes.ts): a write and its announcement in one statement was tried
+        // (issue 23) and made the caller wait for the NOTIFY's commit: 0.52× the raw adapter's
+        // median set on PostgreSQL against 0.68× with the announcement sent after.
         this.writes.announce(id);
         this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
       });
@@ -279,10 +288,12 @@ export class KeyStore {
     if (this.closed) throw new KeyStoreError('closed', 'the key store is closed');
   }
 
+  // GuildIdSchema's own pattern, tested directly: the same check without a zod parse per call.
   private guildId(guildId: string): string {
-    const parsed = GuildIdSchema.safeParse(guildId);
-    if (!parsed.success) throw new KeyStoreError('invalid_input', 'guild id must be a Discord snowflake (digits only)');
-    return parsed.data;
+    if (typeof guildId !== 'string' || !GUILD_ID.test(guildId)) {
+      throw new KeyStoreError('invalid_input', 'guild id must be a Discord snowflake (digits only)');
+    }
+    return guildId;
   }
 
   private unreadable(guildId: string, error: KeyRecordError): KeyStoreError {
