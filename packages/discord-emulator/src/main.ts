@@ -97,12 +97,48 @@ async function useEndpoint(emulator: DiscordEmulator, url: string): Promise<void
   }
 }
 
+/**
+ * An empty variable means unset, as for the bot (src/env-file.ts; packages do not import the
+ * bot's code): `.env` lines such as `EMULATOR_PORT=` took the port 0 (a random one), and
+ * `EMULATOR_HOST=` or `EMULATOR_GUILDS=` were refused or gave no guild. A blank one (' ') is a value.
+ */
+function dropEmptyVariables(env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(env)) if (value === '') delete env[name];
+}
+
+/** How long a stop may take: past it, the emulator exits with what is left open. */
+const STOP_BOUND_MS = 5_000;
+
+/**
+ * SIGINT or SIGTERM: close, then exit 0; past STOP_BOUND_MS exit anyway, saying so, so that no
+ * client holding a connection keeps the emulator running after it was told to stop. A second
+ * signal has Node's default effect (handlers are registered once).
+ */
+function stopOnSignals(emulator: DiscordEmulator): void {
+  const stop = () => {
+    setTimeout(() => {
+      process.stderr.write(`The emulator did not close within ${STOP_BOUND_MS / 1000} s; exiting with connections still open.\n`);
+      process.exit(0);
+    }, STOP_BOUND_MS).unref();
+    void emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`Closing the emulator failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 function readJson(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
 async function main(): Promise<void> {
   if (existsSync('.env')) process.loadEnvFile('.env');
+  dropEmptyVariables(process.env);
   const { values } = parseArgs({
     options: {
       port: { type: 'string' },
@@ -195,11 +231,7 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
   if (args.interactionsEndpoint) await useEndpoint(emulator, args.interactionsEndpoint);
-  const stop = () => {
-    void emulator.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  stopOnSignals(emulator);
 }
 
 main().catch((error: unknown) => {

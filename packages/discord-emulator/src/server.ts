@@ -10,10 +10,11 @@
  * listener, an uncaught exception.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Gateway } from './gateway/gateway.js';
 import { sendJson, splitPath } from './http.js';
 import type { Logger } from './log.js';
-import { refuseHandshake, type RequestGuard } from './request-guard.js';
+import { refuseHandshake, type Refusal, type RequestGuard } from './request-guard.js';
 import type { RestEndpoint } from './rest-endpoint.js';
 
 export type PathHandler = (req: IncomingMessage, res: ServerResponse, segments: string[], url: URL) => Promise<void>;
@@ -34,26 +35,42 @@ export function createEmulatorServer(parts: ServerParts): Server {
   server.on('upgrade', (req, socket, head) => {
     try {
       const refused = guard.checkSender(req, { handshake: true });
-      if (refused) return refuseHandshake(socket, refused);
+      if (refused) return endHandshake(socket, refused);
       const url = requestUrl(req);
       if (url === undefined) {
         parts.logger.debug({ method: req.method }, 'handshake target not understood: 400');
-        return refuseHandshake(socket, BAD_TARGET);
+        return endHandshake(socket, BAD_TARGET);
       }
       if (url.pathname.replace(/\/+$/, '') !== '/gateway') {
+        closeOnceAnswered(socket);
         socket.end('HTTP/1.1 404 Not Found\r\n\r\n');
         return;
       }
       gateway.handleUpgrade(req, socket, head, url.searchParams);
     } catch (error) {
       parts.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'emulator handshake failed');
-      refuseHandshake(socket, { status: 500, reason: 'Internal emulator error' });
+      endHandshake(socket, { status: 500, reason: 'Internal emulator error' });
     }
   });
   return server;
 }
 
-const BAD_TARGET = { status: 400, reason: 'bad request target' };
+const BAD_TARGET: Refusal = { status: 400, reason: 'bad request target' };
+
+/**
+ * A handshake's socket is the emulator's alone (Node no longer tracks it as an HTTP connection),
+ * so ended without more it stayed open, half-closed, until the client closed its side, and
+ * server.close() waited for it: one such client held the emulator's close for as long as it
+ * liked. Destroy it once the answer is written (as ws does for the handshakes it refuses).
+ */
+function closeOnceAnswered(socket: Duplex): void {
+  socket.once('finish', () => socket.destroy());
+}
+
+function endHandshake(socket: Duplex, refusal: Refusal): void {
+  closeOnceAnswered(socket);
+  refuseHandshake(socket, refusal);
+}
 
 /** The request's target as a URL, or undefined when it does not parse as one. */
 function requestUrl(req: IncomingMessage): URL | undefined {

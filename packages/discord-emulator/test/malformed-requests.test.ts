@@ -5,6 +5,7 @@
  * answer at all) and, for a WebSocket handshake, an uncaught exception thrown from the 'upgrade'
  * listener, which ends any process that has no handler for it.
  */
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DiscordEmulator } from '../src/index.js';
 import { startTestEmulator } from './helpers.js';
@@ -61,5 +62,28 @@ describe('a request target the emulator cannot parse', () => {
   it('a foreign Host is still refused first (421), whatever the target', async () => {
     const answer = await sendRaw(port, `GET http://[ HTTP/1.1\r\nHost: evil.example:${port}\r\n\r\n`);
     expect(answer.statusLine).toBe('HTTP/1.1 421 Misdirected Request');
+  });
+});
+
+describe('a refused handshake', () => {
+  it('does not hold close(): the socket is closed once the answer is out, even if the client keeps its side open', async () => {
+    const own = await startTestEmulator();
+    const ownPort = Number(new URL(own.apiUrl).port);
+    const holder = connect({ host: '127.0.0.1', port: ownPort, allowHalfOpen: true });
+    holder.on('error', () => undefined);
+    let closing: Promise<string> | undefined;
+    try {
+      // The emulator answers and ends its side; this client never ends its own.
+      const answered = new Promise<void>((resolve) => holder.once('end', () => resolve()));
+      holder.resume();
+      holder.write(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${ownPort}\r\n${HANDSHAKE}\r\n`);
+      await answered;
+      closing = own.close().then(() => 'closed');
+      const bound = new Promise((resolve) => setTimeout(() => resolve('still open'), 2_000).unref());
+      expect(await Promise.race([closing, bound])).toBe('closed');
+    } finally {
+      holder.destroy();
+      await (closing ?? own.close());
+    }
   });
 });
