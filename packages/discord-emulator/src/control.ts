@@ -32,7 +32,7 @@ const CommandFields = {
   subcommand: z.string().min(1).max(32).optional(),
   subcommandGroup: z.string().min(1).max(32).optional(),
 };
-const ModalValues = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+const ModalValues = z.record(z.string(), z.union([z.string(), z.array(z.string()), z.boolean()]));
 
 export const InteractionRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), ...CommandFields, ...Place, ...Actor, ignoreDefaultMemberPermissions: z.boolean().optional() }),
@@ -40,11 +40,13 @@ export const InteractionRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('button'), messageId: Snowflake, customId: z.string().min(1).max(100), ...Actor }),
   z.object({ type: z.literal('select'), messageId: Snowflake, customId: z.string().min(1).max(100), values: z.array(z.string()).max(25), ...Actor }),
   z.object({ type: z.literal('modal_submit'), interactionId: Snowflake, values: ModalValues, ...Actor }),
+  z.object({ type: z.literal('message_command'), messageId: Snowflake, commandName: z.string().min(1).max(32), ...Actor }),
 ]);
 
 const PressSchema = z.object({ customId: z.string().min(1).max(100), ...Actor });
 const SelectSchema = z.object({ customId: z.string().min(1).max(100), values: z.array(z.string()).max(25), ...Actor });
 const ModalSubmitSchema = z.object({ values: ModalValues, ...Actor });
+const MessageCommandSchema = z.object({ commandName: z.string().min(1).max(32), ...Actor });
 const ShardId = z.number().int().min(0).optional();
 const ReconnectSchema = z.object({ shardId: ShardId });
 // 4000–4999: the application range, where Discord's own gateway close codes are.
@@ -238,6 +240,10 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
       case 'POST /messages/:id/select': {
         const body = parse(SelectSchema, await jsonBody(req));
         return created(emulator.selectMenu({ messageId: b!, ...body }));
+      }
+      case 'POST /messages/:id/command': {
+        const body = parse(MessageCommandSchema, await jsonBody(req));
+        return created(emulator.runMessageCommand({ messageId: b!, ...body }));
       }
       case 'GET /attachments/:id': {
         const file = emulator.attachment(b!);

@@ -342,6 +342,11 @@ export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   submitModal(input: { interactionId: string; values: ModalValues } & ActorOverrides): InteractionHandle {
     return this.sender.submitModal(input);
   }
+
+  /** Right-click message `messageId` → Apps → message command `commandName` (registered with type 3). */
+  runMessageCommand(input: { commandName: string; messageId: string } & ActorOverrides): InteractionHandle {
+    return this.sender.runMessageCommand(input);
+  }
 }
 
 const notReached = (what: string, timeoutMs: number) => new Error(`emulator: ${what} not reached within ${timeoutMs} ms`);

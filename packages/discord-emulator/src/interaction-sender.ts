@@ -19,12 +19,14 @@ import {
   buildAutocompleteInteraction,
   buildButtonInteraction,
   buildChatInputInteraction,
+  buildMessageCommandInteraction,
   buildModalSubmitInteraction,
   buildSelectInteraction,
   type SelectComponentType,
 } from './payloads/interactions.js';
 import { buildModalSubmission, type ModalValues } from './payloads/modal.js';
 import { buildCommandOptions, InteractionInputError, resolveEntity, type Viewer } from './payloads/options.js';
+import { checkPicks } from './payloads/picks.js';
 import type { InteractionContext } from './payloads/origin.js';
 import { channelPermissions, hasPermissions } from './permissions.js';
 import type { InteractionKind } from './types.js';
@@ -71,6 +73,8 @@ export class InteractionSender {
         return this.selectMenu(input);
       case 'modal_submit':
         return this.submitModal(input);
+      case 'message_command':
+        return this.runMessageCommand(input);
       case 'raw':
         return this.sendRaw(input.payload);
     }
@@ -89,16 +93,7 @@ export class InteractionSender {
     const type = component.type as number;
     if (![3, 5, 6, 7, 8].includes(type)) throw new InteractionInputError(`component "${input.customId}" is not a select menu`);
     if (component.disabled === true) throw new InteractionInputError(`select "${input.customId}" is disabled`);
-    const min = typeof component.min_values === 'number' ? component.min_values : 1;
-    const max = typeof component.max_values === 'number' ? component.max_values : 1;
-    if (input.values.length < min || input.values.length > max) {
-      throw new InteractionInputError(`select "${input.customId}" takes ${min}–${max} values, got ${input.values.length}`);
-    }
-    if (type === ComponentType.StringSelect) {
-      const allowed = new Set((component.options as { value: string }[]).map((o) => o.value));
-      const bad = input.values.find((v) => !allowed.has(v));
-      if (bad !== undefined) throw new InteractionInputError(`select "${input.customId}" has no option "${bad}"`);
-    }
+    checkPicks(component, input.values, { inModal: false, guild: ctx.guild });
     const resolved = this.resolveSelectValues(ctx, type, input.values, input.customId);
     const payload = buildSelectInteraction(ctx, structuredClone(stored.message), input.customId, type as SelectComponentType, input.values, resolved);
     return this.dispatch(payload, { kind: 'component', ctx, shardId: null, customId: input.customId, sourceMessageId: stored.message.id });
@@ -108,10 +103,15 @@ export class InteractionSender {
     const source = this.deps.registry.get(input.interactionId);
     if (!source) throw new InteractionInputError(`unknown interaction ${input.interactionId}`);
     if (!source.modal) throw new InteractionInputError(`interaction ${input.interactionId} did not show a modal`);
-    const components = buildModalSubmission(source.modal, input.values);
     const ctx = this.context({ ...this.actorFrom(source), ...input, guildId: source.ctx.guild.id, channelId: source.ctx.channel.id });
+    const resolve = (type: number, values: string[], resolved: APIInteractionDataResolved, customId: string) => {
+      const optionType = SELECT_VALUE_TYPES[type];
+      if (optionType === undefined) return;
+      for (const value of values) resolveEntity(ctx.guild, optionType, value, resolved, customId, this.viewer(ctx));
+    };
+    const { components, resolved } = buildModalSubmission(source.modal, input.values, { guild: ctx.guild, resolve });
     const message = source.sourceMessageId ? this.deps.messages.live(source.sourceMessageId) : undefined;
-    const payload = buildModalSubmitInteraction(ctx, source.modal.custom_id, components, message ? structuredClone(message.message) : undefined);
+    const payload = buildModalSubmitInteraction(ctx, source.modal.custom_id, components, message ? structuredClone(message.message) : undefined, resolved);
     return this.dispatch(payload, {
       kind: 'modal_submit',
       ctx,
@@ -120,6 +120,26 @@ export class InteractionSender {
       sourceInteractionId: source.id,
       ...(message ? { sourceMessageId: message.message.id } : {}),
     });
+  }
+
+  /**
+   * Right-click message `messageId` → Apps → `commandName`: a registered message command (type 3)
+   * run on that message, from its channel, by default by whoever the message answered.
+   */
+  runMessageCommand(input: { commandName: string; messageId: string } & ActorOverrides): InteractionHandle {
+    const stored = this.deps.messages.live(input.messageId);
+    if (!stored) throw new InteractionInputError(`unknown message ${input.messageId}`);
+    if (!stored.guildId) throw new InteractionInputError(`message ${input.messageId} is not in a guild`);
+    const source = stored.interactionId ? this.deps.registry.get(stored.interactionId) : undefined;
+    const ctx = this.context({ ...this.actorFrom(source), ...input, guildId: stored.guildId, channelId: stored.message.channel_id });
+    const command = this.deps.commands.find(ctx.guild.id, input.commandName, 3);
+    if (!command) throw new InteractionInputError(`message command "${input.commandName}" is not registered (globally or in guild ${ctx.guild.id})`);
+    const required = command.default_member_permissions;
+    if (required && !hasPermissions(ctx.permissions, required)) {
+      throw new InteractionInputError(`"${command.name}" is hidden from this member: default_member_permissions ${required} not met by ${ctx.permissions}`);
+    }
+    const payload = buildMessageCommandInteraction(ctx, command, structuredClone(stored.message));
+    return this.dispatch(payload, { kind: 'command', ctx, shardId: null, commandName: command.name });
   }
 
   private sendCommand(input: Extract<InteractionInput, { type: 'command' | 'autocomplete' }>): InteractionHandle {

@@ -115,4 +115,5 @@ export type InteractionInput =
   | ({ type: 'button'; messageId: string; customId: string } & ActorOverrides)
   | ({ type: 'select'; messageId: string; customId: string; values: string[] } & ActorOverrides)
   | ({ type: 'modal_submit'; interactionId: string; values: ModalValues } & ActorOverrides)
+  | ({ type: 'message_command'; commandName: string; messageId: string } & ActorOverrides)
   | { type: 'raw'; payload: APIInteraction };

@@ -23,6 +23,8 @@ import {
   type APIModalSubmissionComponent,
   type APIModalSubmitGuildInteraction,
   type APIModalSubmitInteraction,
+  type APIMessageApplicationCommandGuildInteraction,
+  type APIMessageApplicationCommandInteraction,
 } from 'discord-api-types/v10';
 import { envelope, type InteractionContext, type InteractionWhere } from './origin.js';
 
@@ -96,7 +98,30 @@ export function buildModalSubmitInteraction<W extends InteractionWhere>(
   customId: string,
   components: APIModalSubmissionComponent[],
   message?: APIMessage,
+  resolved?: APIInteractionDataResolved,
 ): Built<W, APIModalSubmitGuildInteraction, APIModalSubmitInteraction> {
-  const payload = { ...envelope(where, InteractionType.ModalSubmit), ...(message ? { message } : {}), data: { custom_id: customId, components } };
+  const data = { custom_id: customId, components, ...(resolved ? { resolved } : {}) };
+  const payload = { ...envelope(where, InteractionType.ModalSubmit), ...(message ? { message } : {}), data };
   return payload as unknown as Built<W, APIModalSubmitGuildInteraction, APIModalSubmitInteraction>;
+}
+
+/**
+ * A message command (right-click a message → Apps → `command`): type 2 with `data.type` 3, the
+ * message's id as `target_id` and the whole message, as the client has it, in `resolved.messages`.
+ */
+export function buildMessageCommandInteraction<W extends InteractionWhere>(
+  where: W,
+  command: CommandRef,
+  message: APIMessage,
+): Built<W, APIMessageApplicationCommandGuildInteraction, APIMessageApplicationCommandInteraction> {
+  const data = {
+    id: command.id,
+    name: command.name,
+    type: ApplicationCommandType.Message as const,
+    ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+    target_id: message.id,
+    resolved: { messages: { [message.id]: message } },
+  };
+  const payload = { ...envelope(where, InteractionType.ApplicationCommand), data };
+  return payload as unknown as Built<W, APIMessageApplicationCommandGuildInteraction, APIMessageApplicationCommandInteraction>;
 }

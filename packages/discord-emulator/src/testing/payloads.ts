@@ -162,7 +162,7 @@ export function interactionPayloads(overrides: Partial<PayloadDefaults> = {}) {
 
     /** A modal `customId` submitted with text input values by custom_id. */
     modalSubmit(customId: string, values: Record<string, string>, invoker: Invoker = {}): APIModalSubmitInteraction {
-      return buildModalSubmitInteraction(origin(invoker), customId, buildModalSubmission(textInputModal(customId, values), values));
+      return buildModalSubmitInteraction(origin(invoker), customId, buildModalSubmission(textInputModal(customId, values), values).components);
     },
   };
 }
