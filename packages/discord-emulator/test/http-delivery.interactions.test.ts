@@ -95,6 +95,34 @@ describe('delivery', () => {
     expect(emu.violations).toEqual([]);
   });
 
+  it('select presses answered with an update, message commands and modal selects go to the endpoint too', async () => {
+    ep.handle(() => ({ body: { type: 4, data: { content: 'panel', components: [{ type: 1, components: [{ type: 8, custom_id: 'channel', channel_types: [0] }] }] } } }));
+    const first = emu.sendInteraction({ type: 'command', commandName: 'ping' });
+    const panel = (await first.waitForFinal()).original!;
+    ep.handle((i) => ({ body: { type: 7, data: { content: `filtered by ${JSON.stringify((i.data as { values?: string[] }).values)}` } } }));
+    const channelId = panel.channel_id;
+    const pressed = await emu.selectMenu({ messageId: panel.id, customId: 'channel', values: [channelId] }).waitForFinal();
+    expect(pressed.original).toMatchObject({ id: panel.id, content: `filtered by ["${channelId}"]` });
+    const press = JSON.parse(ep.requests.at(-1)!.raw) as { type: number; data: { component_type: number; resolved: { channels: Record<string, unknown> } } };
+    expect(press).toMatchObject({ type: 3, data: { component_type: 8, resolved: { channels: { [channelId]: { id: channelId } } } } });
+
+    emu.setCommands([...SIMPLE_COMMANDS, { type: 3, name: 'Feed of this post' }], GUILD_ID);
+    ep.handle(() => ({
+      body: { type: 9, data: { custom_id: 'pick', title: 'Pick', components: [{ type: 18, label: 'Channel', component: { type: 8, custom_id: 'channel' } }] } },
+    }));
+    const command = emu.runMessageCommand({ commandName: 'Feed of this post', messageId: panel.id });
+    expect((await command.waitForFinal()).ack?.type).toBe(9);
+    expect(JSON.parse(ep.requests.at(-1)!.raw)).toMatchObject({ type: 2, data: { type: 3, target_id: panel.id, resolved: { messages: { [panel.id]: { id: panel.id } } } } });
+    ep.handle(() => ({ body: { type: 4, data: { content: 'picked' } } }));
+    const submit = command.submitModal({ channel: channelId });
+    expect((await submit.waitForFinal()).original?.content).toBe('picked');
+    expect(JSON.parse(ep.requests.at(-1)!.raw)).toMatchObject({
+      type: 5,
+      data: { components: [{ type: 18, component: { type: 8, custom_id: 'channel', values: [channelId] } }], resolved: { channels: { [channelId]: { id: channelId } } } },
+    });
+    expect(emu.violations).toEqual([]);
+  });
+
   it('a multipart answer (payload_json + files) is taken like a callback with files', async () => {
     const form = new FormData();
     form.append('payload_json', JSON.stringify({ type: 4, data: { content: 'a file', attachments: [{ id: '0', filename: 'feeds.txt' }] } }));
