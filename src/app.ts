@@ -7,7 +7,6 @@ import { Events, type Client, type ClientOptions } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { FeedApiClient } from './api/client.js';
 import type { SharedStateBackend } from './api/shared-state.js';
-import { RedisSharedState } from './api/shared/redis-state.js';
 import { ChannelDirectory } from './bot/channel-directory.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import type { BotServices } from './bot/context.js';
@@ -68,7 +67,11 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   const { logger } = opts;
   // Opened first; a Redis that is down does not stop start-up (the replica carries on alone and
   // the link keeps connecting in the background).
-  const ownSharedState = !opts.sharedState && config.REDIS_URL ? await RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' })) : undefined;
+  // Imported only when REDIS_URL is set: @redis/client stays unloaded otherwise (start-up).
+  const ownSharedState =
+    !opts.sharedState && config.REDIS_URL
+      ? await (await import('./api/shared/redis-state.js')).RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' }))
+      : undefined;
   const sharedState = opts.sharedState ?? ownSharedState;
   if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');
   const keys = await KeyStore.open({

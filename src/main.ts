@@ -1,6 +1,6 @@
 /**
- * feedbot's entry point (`npm start`): configuration, logging, the optional ops listener
- * (METRICS_PORT), login, and a clean shutdown.
+ * The bot process, loaded by the entry point (index.ts): configuration, logging, the optional ops
+ * listener (METRICS_PORT), login, and a clean shutdown.
  */
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
@@ -9,10 +9,9 @@ import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { KeyStoreError } from './keys/errors.js';
 import { createLogger } from './logger.js';
-import { startHttpTransport, PublicKeyMismatchError } from './http/start.js';
 import type { InteractionsServer } from './http/interactions-server.js';
 import { ListenError } from './ops/http-server.js';
-import { observe, startOps, type BotMetrics, type Ops } from './ops/index.js';
+import type { BotMetrics, Ops } from './ops/index.js';
 import { answerManager } from './sharding/ipc.js';
 import { formatShardIds } from './sharding/shard-ids.js';
 
@@ -41,8 +40,11 @@ let endpoint: InteractionsServer | undefined;
 // Before login, so /healthz answers and /readyz says why not while the gateway connects.
 let ops: Pick<Ops, 'markStopping' | 'close'> | undefined;
 let metrics: BotMetrics | undefined;
+// ops/index.ts (prom-client) and http/start.ts are imported only by the configurations that use
+// them: a gateway bot without METRICS_PORT loads neither, which shortened start-up (issue 23).
 if (managedShard !== undefined) {
   // The manager serves the host's ops listener and asks this process over IPC.
+  const { observe } = await import('./ops/index.js');
   const observation = observe(bot);
   observation.metrics.registry.setDefaultLabels({ shard_process: managedShard });
   const stopAnswering = answerManager({ readiness: observation.readiness, metrics: () => observation.metrics.registry.getMetricsAsJSON() });
@@ -55,6 +57,7 @@ if (managedShard !== undefined) {
   };
 } else if (config.METRICS_PORT !== undefined) {
   try {
+    const { startOps } = await import('./ops/index.js');
     const started = await startOps(bot, { host: config.METRICS_HOST, port: config.METRICS_PORT, logger: logger.child({ component: 'ops' }) });
     ops = started;
     metrics = started.metrics;
@@ -112,8 +115,11 @@ if (managedShard !== undefined) {
   });
 }
 
+let PublicKeyMismatch: (new (...args: never[]) => Error) | undefined;
 try {
   if (config.INTERACTIONS_MODE === 'http') {
+    const { startHttpTransport, PublicKeyMismatchError } = await import('./http/start.js');
+    PublicKeyMismatch = PublicKeyMismatchError;
     endpoint = await startHttpTransport({
       client: bot.client,
       token: config.DISCORD_TOKEN,
@@ -132,7 +138,7 @@ try {
   }
 } catch (error) {
   const refusal = tokenRefusal(error);
-  const reason = refusal ?? (error instanceof PublicKeyMismatchError || error instanceof ListenError ? error.message : undefined);
+  const reason = refusal ?? ((PublicKeyMismatch && error instanceof PublicKeyMismatch) || error instanceof ListenError ? error.message : undefined);
   if (reason) console.error(reason);
   logger.fatal({ err: error, ...(reason ? { fix: reason } : {}) }, config.INTERACTIONS_MODE === 'http' ? 'could not open the interactions endpoint' : 'could not log in to Discord');
   await bot.stop().catch(() => undefined);

@@ -3,8 +3,8 @@ import type { Logger } from '../logger.js';
 import { checkNamespace, type KeyBackend } from './backend.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
 import { KeyStoreError } from './errors.js';
-import { PostgresKeyBackend } from './postgres.js';
-import { RedisKeyBackend } from './redis.js';
+// postgres.ts and redis.ts (pg, @redis/client and their Keyv adapters) are imported where a
+// configuration names that backend: a bot on SQLite never loads them, which shortened start-up.
 import { KeyDatabase } from './sqlite.js';
 import { parseStoreUrl } from './store-url.js';
 import { unreachable } from './unreachable.js';
@@ -41,6 +41,7 @@ export async function openBackend(opts: OpenBackendOptions): Promise<KeyBackend>
     return KeyDatabase.open({ ...opts, namespace });
   }
   if (location.kind === 'postgres') {
+    const { PostgresKeyBackend } = await import('./postgres.js');
     const backend = PostgresKeyBackend.open(location, namespace, opts.logger);
     try {
       await backend.ping();
@@ -50,6 +51,7 @@ export async function openBackend(opts: OpenBackendOptions): Promise<KeyBackend>
     }
     return backend;
   }
+  const { RedisKeyBackend } = await import('./redis.js');
   try {
     return await RedisKeyBackend.open(location, namespace, opts.logger);
   } catch (error) {
