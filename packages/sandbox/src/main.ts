@@ -143,6 +143,33 @@ function guildBanner(sandbox: RunningSandbox, guild: string, plan: string, key: 
   ].join('\n');
 }
 
+/** How long a stop may take: past it, the sandbox exits with what is left open. */
+export const STOP_BOUND_MS = 5_000;
+
+/**
+ * SIGINT or SIGTERM: `close()`, then exit 0; past `boundMs` exit anyway with a warn line, so that
+ * nothing the sandbox waits for (a client, a store) keeps it running after it was told to stop.
+ * A second signal has Node's default effect (the handlers are registered once).
+ */
+export function stopOnSignals(close: () => Promise<void>, logger: Logger, boundMs = STOP_BOUND_MS): void {
+  const stop = (signal: string): void => {
+    logger.info({ signal }, 'stopping');
+    setTimeout(() => {
+      logger.warn({ boundMs }, 'did not close in time; exiting with what is still open');
+      process.exit(0);
+    }, boundMs).unref();
+    void close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'close failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
 async function main(): Promise<void> {
   const args = parseSandboxArgs(process.argv.slice(2));
   if (args.help) {
@@ -161,12 +188,7 @@ async function main(): Promise<void> {
   }
   console.log(demo.banner);
   output.release(process.stdout);
-  const stop = (signal: string): void => {
-    logger.info({ signal }, 'stopping');
-    void demo.sandbox.close().then(() => process.exit(0));
-  };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  stopOnSignals(() => demo.sandbox.close(), logger);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
