@@ -1,14 +1,14 @@
-/** Every slash command the bot has, for the router and the deploy script. */
+/** Every command the bot has (slash and context-menu), for the router and the deploy script. */
 import { apikeyCommand } from '../commands/apikey.js';
 import { createFeedCommand } from '../commands/feed/index.js';
 import { feedbotCommand } from '../commands/feedbot/index.js';
 import { statsCommand } from '../commands/stats.js';
-import type { CommandModule } from './bot/command.js';
+import type { AppCommand } from './bot/command.js';
 
 /** A fresh set for one running bot: what a command holds (timers) is released by its dispose(). */
-export function createCommands(): CommandModule[] {
+export function createCommands(): AppCommand[] {
   return [createFeedCommand(), statsCommand, apikeyCommand, feedbotCommand];
 }
 
 /** The definitions (`data`), for the deploy script and checks; a running bot uses createCommands(). */
-export const commands: readonly CommandModule[] = createCommands();
+export const commands: readonly AppCommand[] = createCommands();

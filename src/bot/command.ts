@@ -1,14 +1,23 @@
 /**
  * The shape of a command in commands/: its builder, and a declaration for each thing it answers
- * (subcommands, buttons, modals): the handler, how the answer is sent, and the preconditions the
- * router checks before the handler runs.
+ * (subcommands, buttons, selects, modals, a message's context menu): the handler, how the answer
+ * is sent, and the preconditions the router checks before the handler runs.
  */
-import type {
-  AutocompleteInteraction,
-  ButtonInteraction,
-  ChatInputCommandInteraction,
-  ModalSubmitInteraction,
-  RESTPostAPIChatInputApplicationCommandsJSONBody,
+import {
+  ComponentType,
+  type AnySelectMenuInteraction,
+  type AutocompleteInteraction,
+  type ButtonInteraction,
+  type ChannelSelectMenuInteraction,
+  type ChatInputCommandInteraction,
+  type MentionableSelectMenuInteraction,
+  type MessageContextMenuCommandInteraction,
+  type ModalSubmitInteraction,
+  type RESTPostAPIChatInputApplicationCommandsJSONBody,
+  type RESTPostAPIContextMenuApplicationCommandsJSONBody,
+  type RoleSelectMenuInteraction,
+  type StringSelectMenuInteraction,
+  type UserSelectMenuInteraction,
 } from 'discord.js';
 import type { HandlerContext } from './context.js';
 import type { CustomIdCodec } from './custom-id.js';
@@ -26,18 +35,30 @@ export interface Preconditions {
   requires?: { permission: 'ManageGuild' | 'ManageFeeds'; action: GuardedAction };
 }
 
+/**
+ * How an interaction is answered. `reply`: a new message (deferral: "thinking…", type 5).
+ * `update`: the message the component is on is edited in place (type 7; deferral: type 6), for
+ * buttons, selects and modals opened from a message. `modal`: the handler always answers with
+ * `ctx.respond.showModal()` (type 9); a modal must be the first answer, so nothing is deferred.
+ * A `reply` or `update` handler may still show a modal, as long as it does so before its first
+ * await that can take time (the deferral comes after deferAfterMs, 1.5 s).
+ */
+export type AnswerMode = 'reply' | 'update' | 'modal';
+
 /** A subcommand, or a command without subcommands. */
 export interface SlashDeclaration extends Preconditions {
   /** Whether the successful answer is private (fixed up front: it decides how a deferral is sent). */
   ephemeral: boolean;
+  /** `reply` (default), or `modal` when the subcommand always opens a modal. */
+  answer?: 'reply' | 'modal';
   run(interaction: ChatInputCommandInteraction, ctx: HandlerContext): Promise<void>;
 }
 
-/** A button or modal whose custom_id `id` writes and reads; `run` gets what the id carries. */
+/** A button, select or modal whose custom_id `id` writes and reads; `run` gets what the id carries. */
 export interface ComponentDeclaration<I, S> extends Preconditions {
   id: CustomIdCodec<S>;
-  /** `update` replaces the message the button is on; `reply` sends a new message. */
-  answer: 'update' | 'reply';
+  /** `update` replaces the message the component is on; `reply` sends a new message; `modal` opens one. */
+  answer: AnswerMode;
   ephemeral: boolean;
   /** Only the user whose id the custom_id carries (as `userId`) may use it. */
   invokerOnly?: S extends { userId: string } ? boolean : never;
@@ -50,17 +71,21 @@ export interface ComponentDeclaration<I, S> extends Preconditions {
  */
 export interface ComponentRoute<I> extends Preconditions {
   prefix: string;
-  answer: 'update' | 'reply';
+  answer: AnswerMode;
   ephemeral: boolean;
   bind(interaction: I): ((ctx: HandlerContext) => Promise<void>) | undefined;
 }
 
-function component<I extends { customId: string; user: { id: string } }, S>(declaration: ComponentDeclaration<I, S>): ComponentRoute<I> {
+type Component = { customId: string; user: { id: string } };
+
+function component<I extends Component, S>(declaration: ComponentDeclaration<I, S>, accepts: (i: I) => boolean = () => true): ComponentRoute<I> {
   const { id, run, invokerOnly, ...how } = declaration;
   return {
     ...how,
     prefix: id.prefix,
     bind(interaction) {
+      // A select of another type under this id is not one this version sent: read as expired.
+      if (!accepts(interaction)) return undefined;
       const state = id.decode(interaction.customId);
       if (state === undefined) return undefined;
       return async (ctx) => {
@@ -74,15 +99,64 @@ function component<I extends { customId: string; user: { id: string } }, S>(decl
 export const button: <S>(d: ComponentDeclaration<ButtonInteraction, S>) => ComponentRoute<ButtonInteraction> = component;
 export const modal: <S>(d: ComponentDeclaration<ModalSubmitInteraction, S>) => ComponentRoute<ModalSubmitInteraction> = component;
 
+/** A select of one component type; its handler gets that type's interaction (values, resolved channels/roles…). */
+function selectOf<I extends AnySelectMenuInteraction>(type: I['componentType']) {
+  return <S>(d: ComponentDeclaration<I, S>): ComponentRoute<AnySelectMenuInteraction> =>
+    component(d, (i) => i.componentType === type) as unknown as ComponentRoute<AnySelectMenuInteraction>;
+}
+
+/** Selects in messages (component types 3, 5, 6, 7, 8), routed by custom_id like buttons. */
+export const stringSelect = selectOf<StringSelectMenuInteraction>(ComponentType.StringSelect);
+export const userSelect = selectOf<UserSelectMenuInteraction>(ComponentType.UserSelect);
+export const roleSelect = selectOf<RoleSelectMenuInteraction>(ComponentType.RoleSelect);
+export const mentionableSelect = selectOf<MentionableSelectMenuInteraction>(ComponentType.MentionableSelect);
+export const channelSelect = selectOf<ChannelSelectMenuInteraction>(ComponentType.ChannelSelect);
+
 interface CommandBase {
   data: { name: string; toJSON(): RESTPostAPIChatInputApplicationCommandsJSONBody };
   autocomplete?(interaction: AutocompleteInteraction, ctx: HandlerContext): Promise<void>;
   buttons?: readonly ComponentRoute<ButtonInteraction>[];
+  selects?: readonly ComponentRoute<AnySelectMenuInteraction>[];
   modals?: readonly ComponentRoute<ModalSubmitInteraction>[];
   /** Releases what the command holds (timers) when the bot stops. */
   dispose?(): void;
 }
 
-/** A command declares either one handler, or one per subcommand name. */
+/** A slash command: it declares either one handler, or one per subcommand name. */
 export type CommandModule = CommandBase &
   ({ command: SlashDeclaration; subcommands?: never } | { subcommands: Readonly<Record<string, SlashDeclaration>>; command?: never });
+
+/** A message command (type 3: a message's "Apps" menu). Discord sends no options, only the message. */
+export interface MessageCommandDeclaration extends Preconditions {
+  type: 'message';
+  ephemeral: boolean;
+  /** `reply` (default), or `modal` when it always opens a modal. */
+  answer?: 'reply' | 'modal';
+  /** `interaction.targetMessage` is the message right-clicked (from `data.resolved.messages`). */
+  run(interaction: MessageContextMenuCommandInteraction, ctx: HandlerContext): Promise<void>;
+}
+
+/**
+ * A context-menu command: `data` from ContextMenuCommandBuilder, its name localized with
+ * localizeContextMenu() (src/i18n/localize.ts). Its name may hold spaces and capitals and lives
+ * apart from slash names; its components, if any, belong to a slash command's module (custom_ids
+ * name a slash command).
+ */
+export interface ContextMenuModule {
+  data: { name: string; toJSON(): RESTPostAPIContextMenuApplicationCommandsJSONBody };
+  contextMenu: MessageCommandDeclaration;
+  dispose?(): void;
+  command?: never;
+  subcommands?: never;
+}
+
+/** Everything deployed and routed: slash commands and context-menu commands. */
+export type AppCommand = CommandModule | ContextMenuModule;
+
+export function isContextMenu(c: AppCommand): c is ContextMenuModule {
+  return 'contextMenu' in c && c.contextMenu !== undefined;
+}
+
+export function isSlashCommand(c: AppCommand): c is CommandModule {
+  return !isContextMenu(c);
+}

@@ -1,5 +1,6 @@
 /**
- * One bulk overwrite of every command: to a guild (instant, for development) or globally.
+ * One bulk overwrite of every command, slash and context-menu (src/commands.ts): to a guild
+ * (instant, for development) or globally.
  */
 import { REST, Routes, type APIApplication } from 'discord.js';
 import type { z } from 'zod';

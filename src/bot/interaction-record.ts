@@ -11,7 +11,7 @@ import { customIdCommand, customIdPrefix } from './custom-id.js';
 import type { DiscordRefusal, FailureDetail } from './explain.js';
 import type { RouteTable } from './routes.js';
 
-export type InteractionKind = 'command' | 'autocomplete' | 'button' | 'modal' | 'other';
+export type InteractionKind = 'command' | 'message_command' | 'autocomplete' | 'button' | 'select' | 'modal' | 'other';
 
 /** The label for a name the route table does not know. */
 export const UNKNOWN = 'unknown';
@@ -23,7 +23,7 @@ export interface InteractionRecord {
   guildId: string | null;
   userId: string;
   kind: InteractionKind;
-  /** A command name from the route table, or `unknown`. */
+  /** A command name from the route table (a message command's too), or `unknown`. */
   command: string;
   /** A declared subcommand or component action, `none`, or `unknown`. */
   subcommand: string;
@@ -67,9 +67,13 @@ export function interactionLabels(interaction: Interaction, table: RouteTable): 
     const subcommand = sub === null ? NONE : subs && Object.hasOwn(subs, sub) ? sub : UNKNOWN;
     return { kind, command: declared.data.name, subcommand };
   }
-  if (interaction.isButton() || interaction.isModalSubmit()) {
-    const kind = interaction.isButton() ? 'button' : 'modal';
-    const routes: ReadonlyMap<string, unknown> = kind === 'button' ? table.buttons : table.modals;
+  if (interaction.isMessageContextMenuCommand()) {
+    const declared = table.messageCommands.get(interaction.commandName);
+    return { kind: 'message_command', command: declared ? declared.data.name : UNKNOWN, subcommand: declared ? NONE : UNKNOWN };
+  }
+  if (interaction.isButton() || interaction.isAnySelectMenu() || interaction.isModalSubmit()) {
+    const kind = interaction.isButton() ? 'button' : interaction.isAnySelectMenu() ? 'select' : 'modal';
+    const routes: ReadonlyMap<string, unknown> = table[`${kind}s`];
     const prefix = customIdPrefix(interaction.customId);
     const command = customIdCommand(interaction.customId);
     if (!table.commands.has(command)) return { kind, command: UNKNOWN, subcommand: UNKNOWN };

@@ -5,22 +5,38 @@
  * deferral point, the responder acknowledges first (deferReply / deferUpdate) and edits later,
  * so a slow API never costs the interaction. Whether a deferred reply is ephemeral is fixed when
  * it is deferred, so the caller says up front what its answer will be; an error after a public
- * deferral replaces the placeholder with an ephemeral follow-up.
+ * deferral replaces the placeholder with an ephemeral follow-up. A modal must be the first
+ * answer: in `modal` mode nothing is deferred, and in the others showModal() works until the
+ * deferral point.
  */
 import {
   MessageFlags,
   type APIActionRowComponent,
   type APIComponentInMessageActionRow,
   type APIEmbed,
+  type AnySelectMenuInteraction,
   type AttachmentPayload,
   type ButtonInteraction,
   type ChatInputCommandInteraction,
+  type MessageContextMenuCommandInteraction,
   type MessageMentionOptions,
-  type ModalBuilder,
+  type ModalMessageModalSubmitInteraction,
   type ModalSubmitInteraction,
 } from 'discord.js';
+import type { AnswerMode } from './command.js';
 
-export type RepliableInteraction = ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction;
+export type RepliableInteraction =
+  | ChatInputCommandInteraction
+  | MessageContextMenuCommandInteraction
+  | ButtonInteraction
+  | AnySelectMenuInteraction
+  | ModalSubmitInteraction;
+
+/**
+ * A modal: a ModalBuilder, or the raw API object (type 9's data) for components the builders lack
+ * (checkbox groups, selects in Labels on older builders).
+ */
+export type ModalPayload = Parameters<ButtonInteraction['showModal']>[0];
 
 export interface ReplyPayload {
   content?: string;
@@ -33,8 +49,11 @@ export interface ReplyPayload {
 }
 
 export interface ResponderOptions {
-  /** `reply` creates a message; `update` edits the message a button is on. */
-  mode: 'reply' | 'update';
+  /**
+   * `reply` creates a message; `update` edits the message a component is on (type 7, deferral 6);
+   * `modal`: the answer is a modal, so the deferral clock is never armed.
+   */
+  mode: AnswerMode;
   /** Whether the successful answer is ephemeral (decides the deferral's flags). */
   ephemeral: boolean;
   /** Acknowledge after this long without an answer. */
@@ -86,8 +105,9 @@ export class Responder {
     private readonly opts: ResponderOptions,
   ) {}
 
-  /** Start the deferral clock. */
+  /** Start the deferral clock (not for a modal: a deferral would forbid it). */
   arm(): void {
+    if (this.opts.mode === 'modal') return;
     const now = (this.opts.now ?? Date.now)();
     let delay = this.opts.deferAfterMs;
     const age = ageSinceCreation(this.interaction.createdTimestamp, now);
@@ -107,10 +127,7 @@ export class Responder {
     this.state = 'deferring';
     this.deferredEphemeral = this.opts.ephemeral;
     const i = this.interaction;
-    const sent =
-      this.opts.mode === 'update' && i.isButton()
-        ? i.deferUpdate()
-        : (i as ChatInputCommandInteraction).deferReply(this.opts.ephemeral ? { flags: MessageFlags.Ephemeral } : {});
+    const sent = this.updates(i) ? i.deferUpdate() : i.deferReply(this.opts.ephemeral ? { flags: MessageFlags.Ephemeral } : {});
     this.deferral = sent.then(
       () => {
         this.markAcknowledged();
@@ -126,11 +143,12 @@ export class Responder {
   }
 
   /** Show a modal. It must be the first response, so this only works before anything else. */
-  async showModal(modal: ModalBuilder): Promise<void> {
+  async showModal(modal: ModalPayload): Promise<void> {
     this.clearTimer();
     if (this.state !== 'pending') throw new Error('A modal must be the first response to an interaction');
+    const i = this.interaction;
+    if (i.isModalSubmit()) throw new Error('A modal cannot answer a modal submission');
     this.state = 'answered';
-    const i = this.interaction as ChatInputCommandInteraction;
     await i.showModal(modal);
     this.markAcknowledged();
   }
@@ -146,7 +164,7 @@ export class Responder {
     if (this.state === 'pending' && (payload.files?.length ?? 0) > 0) await this.defer();
     if (this.state === 'pending') {
       this.state = 'answered';
-      if (this.opts.mode === 'update' && i.isButton()) await i.update(payload);
+      if (this.updates(i)) await i.update(payload);
       else await i.reply({ ...payload, flags: this.opts.ephemeral ? MessageFlags.Ephemeral : undefined });
       this.markAcknowledged();
       return;
@@ -183,6 +201,12 @@ export class Responder {
 
   dispose(): void {
     this.clearTimer();
+  }
+
+  /** `update` mode on something that has a message to update: a component, or a modal opened from one. */
+  private updates(i: RepliableInteraction): i is ButtonInteraction | AnySelectMenuInteraction | ModalMessageModalSubmitInteraction {
+    if (this.opts.mode !== 'update') return false;
+    return i.isMessageComponent() || (i.isModalSubmit() && i.isFromMessage());
   }
 
   private markAcknowledged(): void {

@@ -7,7 +7,7 @@
 import type { AutocompleteInteraction, Interaction } from 'discord.js';
 import { UnauthorizedError } from '../api/errors.js';
 import { noticeRejectedKey } from '../audit/key-stopped.js';
-import type { CommandModule } from './command.js';
+import type { AppCommand, CommandModule } from './command.js';
 import { HandlerContext, type BotServices } from './context.js';
 import { discordRefusal, explain, type DiscordRefusal, type Explanation, type FailureDetail } from './explain.js';
 import { interactionLabels, logEntry, type InteractionListener, type InteractionRecord } from './interaction-record.js';
@@ -29,7 +29,7 @@ export interface InteractionRouter {
   onInteraction(listener: InteractionListener): () => void;
 }
 
-export function createRouter(commands: readonly CommandModule[], services: BotServices): InteractionRouter {
+export function createRouter(commands: readonly AppCommand[], services: BotServices): InteractionRouter {
   const table = routeTable(commands);
   const running = new Set<Promise<void>>();
   const observers = new Observers<InteractionRecord>('interaction');

@@ -3,8 +3,8 @@
  * once and a component's custom_id is decoded once, here; the handler a route carries checks the
  * declared preconditions before it runs anything.
  */
-import type { ButtonInteraction, Interaction, ModalSubmitInteraction } from 'discord.js';
-import type { CommandModule, ComponentRoute, Preconditions } from './command.js';
+import type { AnySelectMenuInteraction, ButtonInteraction, Interaction, ModalSubmitInteraction } from 'discord.js';
+import { isContextMenu, isSlashCommand, type AnswerMode, type AppCommand, type CommandModule, type ComponentRoute, type ContextMenuModule, type Preconditions } from './command.js';
 import type { HandlerContext } from './context.js';
 import { customIdCommand, customIdPrefix } from './custom-id.js';
 import { ExpiredComponentError } from './errors.js';
@@ -15,22 +15,29 @@ type Handler = (ctx: HandlerContext) => Promise<void>;
 
 export interface Route {
   interaction: RepliableInteraction;
-  /** For the log line: `feed list`, `button feed:delete`, `modal apikey:set`. */
+  /** For the log line: `feed list`, `button feed:delete`, `select feed:manage`, `modal apikey:set`, `message Feed of this post`. */
   label: string;
-  mode: 'reply' | 'update';
+  mode: AnswerMode;
   ephemeral: boolean;
   /** Absent when no command claims the interaction. */
   handler: Handler | undefined;
 }
 
+export type ComponentKind = 'button' | 'select' | 'modal';
+
 export interface RouteTable {
+  /** Slash commands by name. */
   commands: ReadonlyMap<string, CommandModule>;
+  /** Message (context-menu) commands by name: a namespace apart from slash names. */
+  messageCommands: ReadonlyMap<string, ContextMenuModule>;
   /** Components by `<command>:<action>`. */
   buttons: ReadonlyMap<string, ComponentRoute<ButtonInteraction>>;
+  selects: ReadonlyMap<string, ComponentRoute<AnySelectMenuInteraction>>;
   modals: ReadonlyMap<string, ComponentRoute<ModalSubmitInteraction>>;
 }
 
-export function routeTable(commands: readonly CommandModule[]): RouteTable {
+export function routeTable(all: readonly AppCommand[]): RouteTable {
+  const commands = all.filter(isSlashCommand);
   const byPrefix = <I>(pick: (c: CommandModule) => readonly ComponentRoute<I>[] | undefined) => {
     const map = new Map<string, ComponentRoute<I>>();
     for (const command of commands) {
@@ -43,9 +50,16 @@ export function routeTable(commands: readonly CommandModule[]): RouteTable {
     }
     return map;
   };
+  const messageCommands = new Map<string, ContextMenuModule>();
+  for (const c of all.filter(isContextMenu)) {
+    if (messageCommands.has(c.data.name)) throw new Error(`Two message commands are named ${c.data.name}`);
+    messageCommands.set(c.data.name, c);
+  }
   return {
     commands: new Map(commands.map((c) => [c.data.name, c])),
+    messageCommands,
     buttons: byPrefix((c) => c.buttons),
+    selects: byPrefix((c) => c.selects),
     modals: byPrefix((c) => c.modals),
   };
 }
@@ -72,19 +86,30 @@ export function routeFor(interaction: Interaction, table: RouteTable): Route | u
     return {
       interaction,
       label: sub ? `${interaction.commandName} ${sub}` : interaction.commandName,
-      mode: 'reply',
+      mode: declaration?.answer ?? 'reply',
+      ephemeral: declaration?.ephemeral ?? true,
+      handler: declaration && guarded(declaration, (ctx) => declaration.run(interaction, ctx)),
+    };
+  }
+  if (interaction.isMessageContextMenuCommand()) {
+    const declaration = table.messageCommands.get(interaction.commandName)?.contextMenu;
+    return {
+      interaction,
+      label: `message ${interaction.commandName}`,
+      mode: declaration?.answer ?? 'reply',
       ephemeral: declaration?.ephemeral ?? true,
       handler: declaration && guarded(declaration, (ctx) => declaration.run(interaction, ctx)),
     };
   }
   if (interaction.isButton()) return componentRoute(interaction, 'button', table.buttons.get(customIdPrefix(interaction.customId)), table, 'update');
+  if (interaction.isAnySelectMenu()) return componentRoute(interaction, 'select', table.selects.get(customIdPrefix(interaction.customId)), table, 'update');
   if (interaction.isModalSubmit()) return componentRoute(interaction, 'modal', table.modals.get(customIdPrefix(interaction.customId)), table, 'reply');
   return undefined;
 }
 
-function componentRoute<I extends ButtonInteraction | ModalSubmitInteraction>(
+function componentRoute<I extends ButtonInteraction | AnySelectMenuInteraction | ModalSubmitInteraction>(
   interaction: I,
-  kind: 'button' | 'modal',
+  kind: ComponentKind,
   route: ComponentRoute<I> | undefined,
   table: RouteTable,
   defaultMode: 'update' | 'reply',
@@ -96,5 +121,7 @@ function componentRoute<I extends ButtonInteraction | ModalSubmitInteraction>(
     return { interaction, label, mode: defaultMode, ephemeral: true, handler: known ? expired : undefined };
   }
   const bound = route.bind(interaction);
-  return { interaction, label, mode: route.answer, ephemeral: route.ephemeral, handler: bound ? guarded(route, bound) : expired };
+  // An expired id is explained, never answered with the modal its route would have shown.
+  const mode = !bound && route.answer === 'modal' ? defaultMode : route.answer;
+  return { interaction, label, mode, ephemeral: route.ephemeral, handler: bound ? guarded(route, bound) : expired };
 }

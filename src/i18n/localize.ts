@@ -73,3 +73,19 @@ export function localizedChoice<V extends string | number>(label: Text, value: V
     value,
   } as APIApplicationCommandOptionChoice<V>;
 }
+
+interface NameLocalizable {
+  setName(name: string): unknown;
+  setNameLocalizations(map: LocalizationMap): unknown;
+}
+
+/**
+ * A context-menu command's name (ContextMenuCommandBuilder): the default language's text as the
+ * name, localized for every locale as slash names are. Discord shows it as is (spaces and
+ * capitals allowed, 1–32 characters) and a context-menu command has no description.
+ */
+export function localizeContextMenu<B extends NameLocalizable>(builder: B, name: Text): B {
+  builder.setName(render(name, DEFAULT_LANG));
+  builder.setNameLocalizations(localizations(name));
+  return builder;
+}

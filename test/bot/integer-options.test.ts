@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationCommandOptionType, MessageFlags, type APIApplicationCommandOption } from 'discord.js';
 import { commands } from '../../src/commands.js';
+import { isSlashCommand } from '../../src/bot/command.js';
 import { CHANNEL_ID, chatInput, type OptionValue } from '../helpers/discord.js';
 import { botTest } from '../helpers/bot.js';
 
@@ -33,7 +34,7 @@ function validValue(o: Leaf): OptionValue {
 /** Every integer option of every command, with what a payload needs besides it. */
 function integerOptions(): IntegerOption[] {
   const found: IntegerOption[] = [];
-  for (const body of commands.map((c) => c.data.toJSON())) {
+  for (const body of commands.filter(isSlashCommand).map((c) => c.data.toJSON())) {
     const groups = (body.options ?? []).some((o) => o.type === ApplicationCommandOptionType.Subcommand)
       ? (body.options ?? []).map((s) => ({ sub: s.name as string | undefined, leaves: ((s as { options?: Leaf[] }).options ?? []) }))
       : [{ sub: undefined, leaves: (body.options ?? []) as Leaf[] }];

@@ -14,6 +14,7 @@ import type { Stats } from '@feedbot/feed-api-contract';
 import { FeedApiClient } from '../../src/api/client.js';
 import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
 import { createCommands } from '../../src/commands.js';
+import type { AppCommand } from '../../src/bot/command.js';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
 import { GuildSettingsStore } from '../../src/settings/store.js';
 import { createAuditTrail } from '../../src/audit/trail.js';
@@ -64,6 +65,8 @@ export interface HarnessOptions {
   transport?: Transport;
   /** Where open confirmations are kept; default this process's memory. */
   pending?: PendingStore;
+  /** The commands the router knows; default the bot's (createCommands), e.g. plus a test-only module. */
+  commands?: () => AppCommand[];
 }
 
 export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
@@ -95,7 +98,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
   const responses = transport === 'http' ? new InitialResponses() : undefined;
   const discord = createTestDiscord(responses ? { wrapRest: (recorded) => mirroredInitialResponses(responses, recorded) } : {});
   const settings = await GuildSettingsStore.open({ databaseUrl: join(dir, 'keys.sqlite'), logger });
-  const commands = createCommands();
+  const commands = (opts.commands ?? createCommands)();
   const audit = createAuditTrail({ client: discord.client, settings, logger });
   const router = createRouter(commands, {
     api: client,
