@@ -127,7 +127,8 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
       const [channel, w] = [transport === 'gateway' ? '#doomed' : d.channels.doomed, t];
       expect(warning.title).toBe(w('audit.channelDeleted.title', { channel }));
       for (const id of gone) expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.id.name')}:${id}\``);
-      expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.problemas.name')}:True\``);
+      // As the reader's client shows the boolean: problemas:True, problemas:Verdadero (#19).
+      expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.problemas.name')}:${w('audit.option.true')}\``);
       expect(warning.description).not.toContain(`:${healthy}\``);
 
       const asked = await s.command(d, 'admin', 'feed', 'delete', { problemas: true });
