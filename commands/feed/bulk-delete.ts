@@ -8,7 +8,7 @@
  * before the interaction's token expires, then a final report. Each feed deleted gets its audit
  * post.
  */
-import type { ButtonInteraction, ChatInputCommandInteraction } from 'discord.js';
+import type { ButtonInteraction, ChatInputCommandInteraction, StringSelectMenuInteraction } from 'discord.js';
 import type { DeleteFeedResponse } from '@feedbot/feed-api-contract';
 import type { ApiAuth } from '../../src/api/client.js';
 import { NotFoundError, RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
@@ -32,8 +32,11 @@ import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchSt
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
 import { BulkPlanSchema } from './pending-values.js';
 
-/** Which feeds a bulk delete is about. */
-export type BulkTarget = { kind: 'channel'; channelId: string } | { kind: 'problems' };
+/** Which feeds a bulk delete is about: a channel's, the warned ones, or those chosen in the picker. */
+export type BulkTarget = { kind: 'channel'; channelId: string } | { kind: 'problems' } | { kind: 'chosen'; ids: readonly number[] };
+
+/** What asks: /feed delete's slash command, or its picker's select (whose message the confirmation replaces). */
+type Asking = ChatInputCommandInteraction | StringSelectMenuInteraction;
 
 /** `asked`: the /feed delete interaction whose plan the buttons answer. */
 export const bulkDeleteConfirmId = customId('feed:bulk-delete', {
@@ -48,7 +51,7 @@ export const bulkDeleteConfirmId = customId('feed:bulk-delete', {
 type StepResult = 'deleted' | 'gone';
 
 export interface BulkDelete {
-  ask(interaction: ChatInputCommandInteraction, ctx: HandlerContext, target: BulkTarget): Promise<void>;
+  ask(interaction: Asking, ctx: HandlerContext, target: BulkTarget): Promise<void>;
   confirmButton: ComponentRoute<ButtonInteraction>;
   dispose(): void;
 }
@@ -59,17 +62,16 @@ export function createBulkDelete(): BulkDelete {
   /** Aborted when the bot stops: a running delete ends with its report instead of being cut. */
   const stopping = new AbortController();
 
-  async function ask(interaction: ChatInputCommandInteraction, ctx: HandlerContext, target: BulkTarget): Promise<void> {
+  async function ask(interaction: Asking, ctx: HandlerContext, target: BulkTarget): Promise<void> {
     const [list, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx)]);
     const chosen = list.feeds.flatMap((feed) => {
       const warnings = feedWarnings(feed, view);
-      const wanted = target.kind === 'channel' ? feed.canal === target.channelId : warnings.length > 0;
+      const wanted = target.kind === 'channel' ? feed.canal === target.channelId : target.kind === 'chosen' ? target.ids.includes(feed.id) : warnings.length > 0;
       return wanted ? [{ feed: feedSummary(feed), marks: warningText(ctx.t, warnings, view.staleAfterDays) }] : [];
     });
     if (chosen.length === 0) {
-      throw target.kind === 'channel'
-        ? new UserError('bulkDelete.none.channel', { channel: target.channelId })
-        : new UserError('bulkDelete.none.problems');
+      if (target.kind === 'channel') throw new UserError('bulkDelete.none.channel', { channel: target.channelId });
+      throw new UserError(target.kind === 'chosen' ? 'forms.delete.chosenGone' : 'bulkDelete.none.problems');
     }
     const { ttl, expires } = confirmationExpiry(ctx);
     const state = { userId: interaction.user.id, expires: Math.ceil(expires.getTime() / 1000), asked: interaction.id };
@@ -77,7 +79,13 @@ export function createBulkDelete(): BulkDelete {
     await ctx.respond.send(
       bulkDeleteConfirmation(
         ctx.t,
-        { ...(target.kind === 'channel' ? { channelId: target.channelId } : {}), feeds: chosen, expires, viaRoleId: ctx.actor().viaRoleId },
+        {
+          ...(target.kind === 'channel' ? { channelId: target.channelId } : {}),
+          ...(target.kind === 'chosen' ? { chosen: true } : {}),
+          feeds: chosen,
+          expires,
+          viaRoleId: ctx.actor().viaRoleId,
+        },
         { confirm: bulkDeleteConfirmId.encode({ answer: 'yes', ...state }), cancel: bulkDeleteConfirmId.encode({ answer: 'no', ...state }) },
       ),
     );

@@ -5,11 +5,11 @@
  * since the press may reach another replica than the question), and, in the process that asked,
  * the timer that takes its buttons away when it expires (components never do).
  */
-import type { ChatInputCommandInteraction } from 'discord.js';
 import type { ZodType } from 'zod';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
 import type { HandlerContext } from '../../src/bot/context.js';
+import type { RepliableInteraction } from '../../src/bot/responder.js';
 import { ConfirmationsUnavailableError, type PendingStore } from '../../src/bot/pending.js';
 import type { Logger } from '../../src/logger.js';
 import { confirmationExpiredEmbed } from '../../src/render/delete.js';
@@ -34,8 +34,11 @@ export function feedSummary(feed: FeedListItem): FeedSummary {
   return { id: feed.id, cuenta: feed.cuenta, canalId: feed.canal, tipos: feed.tipos };
 }
 
-/** What an expired confirmation becomes: "expired", its buttons taken away. */
-export function expireConfirmation(interaction: ChatInputCommandInteraction, ctx: HandlerContext): () => void {
+/**
+ * What an expired confirmation becomes: "expired", its buttons taken away. `interaction` asked it:
+ * a slash command's reply, or a picker's select whose message the confirmation replaced.
+ */
+export function expireConfirmation(interaction: Pick<RepliableInteraction, 'editReply'>, ctx: HandlerContext): () => void {
   const t = ctx.t;
   return () => {
     void interaction

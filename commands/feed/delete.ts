@@ -1,10 +1,11 @@
 /**
- * /feed delete <id> | canal:#channel | problemas:true — asks first: a private confirmation with
+ * /feed delete [id | canal:#channel | problemas:true] — without an option, a picker of the
+ * server's feeds (delete-picker.ts) leads to the same confirmation as a bulk delete. Asks first: a private confirmation with
  * Delete/Cancel that expires. One feed here; every feed of a channel, or every feed with a health
  * warning, in bulk-delete.ts. Manage Server or a feed-manager role is required to ask, and checked
  * again when Delete is pressed (it may have been revoked).
  */
-import { ChannelType, type ButtonInteraction, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
+import { ChannelType, type AnySelectMenuInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import type { FeedSummary } from '../../src/audit/events.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
@@ -15,6 +16,7 @@ import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
 import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
+import { createDeletePicker } from './delete-picker.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
 import { FeedSummarySchema } from './pending-values.js';
 import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
@@ -55,9 +57,9 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
     .addBooleanOption((o) => localize(o.setName('problemas'), { name: 'opt.problemas.name', description: 'opt.problemas.delete.description' }));
 }
 
-type DeleteTarget = { kind: 'one'; id: number } | BulkTarget;
+type DeleteTarget = { kind: 'one'; id: number } | { kind: 'pick' } | BulkTarget;
 
-/** Exactly one of `id`, `canal` and `problemas` (true) says what to delete. */
+/** At most one of `id`, `canal` and `problemas` (true) says what to delete; none opens the picker. */
 function deleteTarget(interaction: ChatInputCommandInteraction, t: Translator): DeleteTarget {
   const given: DeleteTarget[] = [];
   if (interaction.options.getInteger(FEED_ID.name) !== null) given.push({ kind: 'one', id: feedIdOption(interaction) });
@@ -65,6 +67,7 @@ function deleteTarget(interaction: ChatInputCommandInteraction, t: Translator): 
   if (channel) given.push({ kind: 'channel', channelId: channel.id });
   if (interaction.options.getBoolean('problemas') === true) given.push({ kind: 'problems' });
   if (given.length === 1) return given[0]!;
+  if (given.length === 0) return { kind: 'pick' };
   throw new InvalidOptionError('bulkDelete.oneTarget', { id: t('opt.id.name'), canal: t('opt.canal.name'), problemas: t('opt.problemas.name') });
 }
 
@@ -72,6 +75,8 @@ export interface DeleteFeature {
   subcommand: SlashDeclaration;
   confirmButton: ComponentRoute<ButtonInteraction>;
   bulkConfirmButton: ComponentRoute<ButtonInteraction>;
+  pickerPageButton: ComponentRoute<ButtonInteraction>;
+  pickerSelect: ComponentRoute<AnySelectMenuInteraction>;
   dispose(): void;
 }
 
@@ -80,6 +85,7 @@ export function createDeleteFeature(): DeleteFeature {
   /** The feed each open confirmation is about, for the audit post after Delete. */
   const pending = new PendingConfirmations<FeedSummary>('delete', FeedSummarySchema);
   const bulk = createBulkDelete();
+  const picker = createDeletePicker(bulk);
 
   async function askOne(interaction: ChatInputCommandInteraction, ctx: HandlerContext, id: number): Promise<void> {
     // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
@@ -113,6 +119,7 @@ export function createDeleteFeature(): DeleteFeature {
     async run(interaction, ctx) {
       const target = deleteTarget(interaction, ctx.t);
       if (target.kind === 'one') await askOne(interaction, ctx, target.id);
+      else if (target.kind === 'pick') await picker.open(ctx, interaction.user.id);
       else await bulk.ask(interaction, ctx, target);
     },
   };
@@ -151,6 +158,8 @@ export function createDeleteFeature(): DeleteFeature {
     subcommand,
     confirmButton,
     bulkConfirmButton: bulk.confirmButton,
+    pickerPageButton: picker.pageButton,
+    pickerSelect: picker.select,
     dispose() {
       pending.dispose();
       bulk.dispose();

@@ -30,7 +30,10 @@ export function createFeedCommand(): CommandModule {
     data,
     subcommands: { list: list.subcommand, create: create.subcommand, delete: deletion.subcommand, posts: posts.subcommand, export: exporting.subcommand, import: imports.subcommand },
     autocomplete,
-    buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton],
+    buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton, deletion.pickerPageButton],
+    // Issue 21 forms: /feed delete's picker and /feed create's form.
+    selects: [deletion.pickerSelect],
+    modals: [create.formModal],
     dispose() {
       deletion.dispose();
       imports.dispose();

@@ -1,5 +1,6 @@
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
+import * as forms from './features/forms.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as transfer from './features/transfer.js';
@@ -189,6 +190,7 @@ export const en = {
   ...managers.en,
   ...health.en,
   ...transfer.en,
+  ...forms.en,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,6 +1,7 @@
 import type { MessageKey } from './en.js';
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
+import * as forms from './features/forms.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as transfer from './features/transfer.js';
@@ -181,4 +182,5 @@ export const es: Record<MessageKey, string> = {
   ...managers.es,
   ...health.es,
   ...transfer.es,
+  ...forms.es,
 };

@@ -116,6 +116,8 @@ function linesWithin(t: Translator, lines: readonly string[], max: number, maxLi
 export interface BulkConfirmationInput extends Pick<ConfirmationContext, 'viaRoleId'> {
   /** Every feed of this channel, or (absent) every feed with a warning. */
   channelId?: string;
+  /** The feeds chosen one by one in /feed delete's picker (neither a channel's nor the warned ones). */
+  chosen?: boolean;
   feeds: readonly { feed: FeedSummary; marks?: string }[];
   expires: Date;
 }
@@ -123,7 +125,11 @@ export interface BulkConfirmationInput extends Pick<ConfirmationContext, 'viaRol
 /** "Delete 9 feeds?": the feeds that would go (with their marks), Delete/Cancel, and the expiry. */
 export function bulkDeleteConfirmation(t: Translator, input: BulkConfirmationInput, ids: { confirm: string; cancel: string }): ConfirmationMessage {
   const count = input.feeds.length;
-  const intro = input.channelId === undefined ? t('bulkDelete.confirm.problems', { count }) : t('bulkDelete.confirm.channel', { count, channel: input.channelId });
+  const intro = input.chosen
+    ? t('forms.delete.confirm.chosen', { count })
+    : input.channelId === undefined
+      ? t('bulkDelete.confirm.problems', { count })
+      : t('bulkDelete.confirm.channel', { count, channel: input.channelId });
   const lines = input.feeds.map(({ feed, marks }) => (marks ? `${feedLine(feed)} · ${marks}` : feedLine(feed)));
   const outro = [allowedByLine(t, input.viaRoleId), t('bulkDelete.confirm.outro', { expires: time(input.expires, TimestampStyles.RelativeTime) })];
   const fixed = [intro, ...outro].filter((line) => line !== undefined);
