@@ -1,6 +1,7 @@
 /**
  * The playground's JSON API: what the page may ask the Discord emulator to do, as one of the two
- * demo users (an admin with Manage Server, a plain member) and in English or Spanish. The page
+ * demo users (an admin with Manage Server, a plain member) and in English or Spanish: commands,
+ * autocomplete, button presses, select picks, forms and message commands (right-click → Apps). The page
  * never chooses raw permissions or user ids; it names an actor and a locale.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -53,7 +54,14 @@ const Command = {
 const CommandSchema = z.object({ ...Command, ...Who });
 const AutocompleteSchema = z.object({ ...Command, ...Who, focused: z.string().min(1).max(32) });
 const PressSchema = z.object({ messageId: Snowflake, customId: z.string().min(1).max(100), ...Who });
-const ModalSchema = z.object({ interactionId: Snowflake, values: z.record(z.string().min(1).max(100), z.string().max(4000)), ...Who });
+const CustomId = z.string().min(1).max(100);
+/** A select's picks: option values (up to 100 characters) or ids, at most Discord's 25. */
+const Picks = z.array(z.string().min(1).max(100)).max(25);
+const SelectSchema = z.object({ messageId: Snowflake, customId: CustomId, values: Picks, ...Who });
+/** A text input's text, a select's or group's picks, a checkbox's state, by custom_id. */
+const ModalSchema = z.object({ interactionId: Snowflake, values: z.record(CustomId, z.union([z.string().max(4000), Picks, z.boolean()])), ...Who });
+/** Right-click a message → Apps → a message command (type 3), by its registered name. */
+const MessageCommandSchema = z.object({ messageId: Snowflake, commandName: z.string().min(1).max(32), ...Who });
 
 /** How long autocomplete waits for the bot; Discord gives it 3 s. */
 const AUTOCOMPLETE_WAIT_MS = 3500;
@@ -80,6 +88,11 @@ export function createApi(deps: PlaygroundDeps) {
       guild: { id: guild.id, name: guild.name, ownerId: guild.ownerId },
       channels,
       categories,
+      // Every channel, for channel selects (which may offer voice channels or categories too).
+      allChannels: guild.channels
+        .slice()
+        .sort((a, b) => (a.position ?? 0) - (b.position ?? 0))
+        .map((c) => ({ id: c.id, name: c.name, type: c.type, parentId: c.parentId ?? null })),
       roles: guild.roles.map((r) => ({ id: r.id, name: r.name, color: r.color ?? 0 })),
       members: guild.members.map((m) => ({ id: m.userId, name: m.globalName ?? m.username ?? m.userId })),
       actors: deps.actors,
@@ -147,6 +160,16 @@ export function createApi(deps: PlaygroundDeps) {
       case '/api/press': {
         const { actor: who, locale, ...input } = parseWith(PressSchema, await readJson(req));
         const handle = attempt(() => emulator.pressButton({ ...input, ...actor(who, locale) }));
+        return { status: 201, body: handle.snapshot() };
+      }
+      case '/api/select': {
+        const { actor: who, locale, ...input } = parseWith(SelectSchema, await readJson(req));
+        const handle = attempt(() => emulator.selectMenu({ ...input, ...actor(who, locale) }));
+        return { status: 201, body: handle.snapshot() };
+      }
+      case '/api/message-command': {
+        const { actor: who, locale, ...input } = parseWith(MessageCommandSchema, await readJson(req));
+        const handle = attempt(() => emulator.runMessageCommand({ ...input, ...actor(who, locale) }));
         return { status: 201, body: handle.snapshot() };
       }
       case '/api/modal': {

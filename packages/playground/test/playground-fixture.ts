@@ -1,6 +1,6 @@
 /**
  * The playground server alone, for tests of its routes without the bot, the sandbox or a browser:
- * nothing answers behind the sandbox origin, and the bot is reported offline.
+ * nothing answers behind the sandbox origin, and the bot is reported offline unless a test double plays it.
  */
 import type { DiscordEmulator } from '@feedbot/discord-emulator';
 import type { ActorKey, PlaygroundActor } from '../src/actors.js';
@@ -9,7 +9,13 @@ import { startPlayground, type RunningPlayground } from '../src/playground.js';
 
 const nobody: PlaygroundActor = { userId: '1', username: 'x', displayName: 'x', permissions: '0', avatar: '' };
 
-export function startBarePlayground(emulator: DiscordEmulator, guildId: string, actors: Record<ActorKey, PlaygroundActor> = { admin: nobody, member: nobody }): Promise<RunningPlayground> {
+/** `botRunning`: whether the page is told the bot is up (a test double logged in as the bot: true). */
+export function startBarePlayground(
+  emulator: DiscordEmulator,
+  guildId: string,
+  actors: Record<ActorKey, PlaygroundActor> = { admin: nobody, member: nobody },
+  opts: { botRunning?: boolean } = {},
+): Promise<RunningPlayground> {
   return startPlayground({
     emulator,
     guildId,
@@ -19,7 +25,7 @@ export function startBarePlayground(emulator: DiscordEmulator, guildId: string, 
     sandboxCaPem: '',
     demoKey: '',
     notes: () => [],
-    botRunning: () => false,
+    botRunning: () => opts.botRunning ?? false,
     port: 0,
     logger: silentLogger(),
   });

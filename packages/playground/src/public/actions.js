@@ -1,7 +1,8 @@
 /* global File */
 /**
  * What the visitor does through the playground API, as the acting user: send a command (with the
- * files it attaches), ask for autocomplete suggestions, press a button, fill in a bot's form.
+ * files it attaches), ask for autocomplete suggestions, press a button, pick in a select, fill in
+ * a bot's form, run a message command (right-click → Apps) on a message.
  */
 import { api, explain, upload } from './api.js';
 import { T, entryName } from './commands.js';
@@ -82,23 +83,44 @@ export async function askAutocomplete(entry, values, focused) {
   return (await api('/api/autocomplete', { ...commandBody(entry, values), focused })).choices;
 }
 
-/** A press on a channel post (no conversation of the page's) starts a conversation of its own. */
-function pressHeader(message, button) {
+/** A press or pick on a channel post (no conversation of the page's) starts a conversation of its own. */
+function pressHeader(message, label) {
   const actor = actorInfo();
-  const label = button.textContent.trim();
   return { author: actor.displayName, avatar: actor.avatar, userId: actor.userId, command: label, invocation: label, at: Date.now(), channelId: message.channel_id };
 }
 
-export async function pressButton(message, customId, button) {
+/** Sends a component interaction on `message`; `node` shows busy until the bot acknowledges it. */
+async function onComponent(message, node, label, call) {
   const root = store.messageRoot.get(message.id);
-  button.setAttribute('data-busy', '');
+  node.setAttribute('data-busy', '');
   try {
-    const snapshot = await api('/api/press', { messageId: message.id, customId, ...who() });
-    store.busyButtons.set(snapshot.id, button);
-    if (root === undefined) track(snapshot, snapshot.id, pressHeader(message, button));
+    const snapshot = await call();
+    store.busyButtons.set(snapshot.id, node);
+    if (root === undefined) track(snapshot, snapshot.id, pressHeader(message, label));
     else track(snapshot, root);
   } catch (error) {
-    button.removeAttribute('data-busy');
+    node.removeAttribute('data-busy');
+    showToast(explain(error, ui.lang));
+  }
+}
+
+export function pressButton(message, customId, button) {
+  return onComponent(message, button, button.textContent.trim(), () => api('/api/press', { messageId: message.id, customId, ...who() }));
+}
+
+/** The picks of select `customId` on `message`, sent as Discord's client sends them. */
+export function pickInSelect(message, customId, values, node, label) {
+  return onComponent(message, node, label, () => api('/api/select', { messageId: message.id, customId, values, ...who() }));
+}
+
+/** Right-click → Apps → `command` on `message`: a conversation of its own, "<user> used <command>". */
+export async function runMessageCommand(message, command) {
+  const name = localized(command, 'name', locale());
+  try {
+    const snapshot = await api('/api/message-command', { messageId: message.id, commandName: command.name, ...who() });
+    const actor = actorInfo();
+    track(snapshot, snapshot.id, { author: actor.displayName, avatar: actor.avatar, userId: actor.userId, command: name, invocation: name, at: Date.now(), channelId: message.channel_id });
+  } catch (error) {
     showToast(explain(error, ui.lang));
   }
 }
@@ -110,6 +132,7 @@ export function showBotModal(snapshot, root) {
     form: snapshot.modal,
     bot: ui.info.bot,
     lang: ui.lang,
+    info: ui.info,
     host: $('modal-host'),
     onSubmit: (values) => {
       api('/api/modal', { interactionId: snapshot.id, values, ...who() })

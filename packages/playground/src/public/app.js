@@ -6,7 +6,7 @@
  * web components. This module wires them together and starts the page.
  */
 import '@skyra/discord-components-core';
-import { askAutocomplete, pressButton, sendCommand, showBotModal, showToast } from './actions.js';
+import { askAutocomplete, pickInSelect, pressButton, runMessageCommand, sendCommand, showBotModal, showToast } from './actions.js';
 import { api } from './api.js';
 import { setChannelAdminDeps } from './channel-admin.js';
 import { renderChrome, setChromeDeps } from './chrome.js';
@@ -16,6 +16,7 @@ import { $, el } from './dom.js';
 import { connectEvents } from './events.js';
 import { tr } from './i18n.js';
 import { refreshTimes } from './markdown.js';
+import { closeMessageMenu, openMessageMenu, setMessageMenuDeps } from './message-menu.js';
 import { setConversationHooks } from './render-context.js';
 import { followBottom } from './scroll.js';
 import { actorInfo, channelById, locale, ui } from './state.js';
@@ -45,6 +46,7 @@ const composer = new Composer({
 
 /** Redraws the page after the visitor changes the channel, language or acting user. */
 function redraw() {
+  closeMessageMenu();
   renderChrome();
   renderAll();
   composer.refresh();
@@ -90,7 +92,8 @@ async function start() {
   const params = new URLSearchParams(window.location.search);
   if (params.get('lang') === 'es') ui.lang = 'es';
   ui.channelId = ui.info.channels[0]?.id ?? '';
-  setConversationHooks({ onButton: pressButton, onModal: showBotModal, onError: showToast });
+  setConversationHooks({ onButton: pressButton, onSelect: pickInSelect, onMessageMenu: openMessageMenu, onModal: showBotModal, onError: showToast });
+  setMessageMenuDeps({ run: runMessageCommand });
   setChromeDeps({ composer, onChannel: openChannel });
   setChannelAdminDeps({ onChanged: reloadGuild });
   listenToSwitches();

@@ -1,11 +1,12 @@
 /**
  * The parts of a bot message below its text, as the renderer's components: <discord-embed>
  * (colour, title and link, description, inline fields, image, thumbnail, footer and timestamp)
- * and action rows of <discord-button>.
+ * and action rows of <discord-button> or of one select menu (selects.js).
  */
 import { messageTime } from './dates.js';
 import { el } from './dom.js';
 import { renderMarkdown } from './markdown.js';
+import { SELECT_TYPES, renderSelect } from './selects.js';
 
 const BUTTON_TYPES = { 1: 'primary', 2: 'secondary', 3: 'success', 4: 'destructive', 5: 'secondary' };
 
@@ -57,6 +58,12 @@ export function renderComponents(message, ctx) {
   for (const row of rows) {
     const actionRow = el('discord-action-row');
     for (const c of row.components) {
+      if (SELECT_TYPES.has(c.type)) {
+        // A select fills its row on its own.
+        const select = renderSelect(c, { lang: ctx.lang, info: ctx.info, onCommit: (values, label) => ctx.onSelect(message, c.custom_id, values, select.node, label) });
+        actionRow.append(select.node);
+        continue;
+      }
       if (c.type !== 2) continue;
       const button = el(
         'discord-button',

@@ -7,6 +7,7 @@
 import { el } from './dom.js';
 import { tr } from './i18n.js';
 import { FLAG_EPHEMERAL, renderMessageSafely, renderPending } from './render.js';
+import { isPost } from './posts.js';
 import { store } from './state.js';
 
 const isEphemeral = (message) => Boolean((message.flags ?? 0) & FLAG_EPHEMERAL);
@@ -19,7 +20,8 @@ function visibleMessages(group, viewerId) {
     const snapshot = store.snapshots.get(id);
     if (!snapshot) continue;
     for (const m of [snapshot.originalDeleted ? null : snapshot.original, ...snapshot.followUps]) {
-      if (!m || seen.has(m.id) || store.deletedMessages.has(m.id) || group.dismissed.has(m.id)) continue;
+      // A post a select or button on it changed (type 7) is drawn as the post, not again here.
+      if (!m || seen.has(m.id) || store.deletedMessages.has(m.id) || group.dismissed.has(m.id) || isPost(m.id)) continue;
       seen.add(m.id);
       store.messageRoot.set(m.id, group.root);
       const message = store.messages.get(m.id) ?? m;
@@ -47,9 +49,12 @@ function pendingState(group) {
 export function groupNodes(group, ctx, viewerId) {
   const list = visibleMessages(group, viewerId);
   const own = group.header.userId === viewerId;
+  // A press or pick on a post answered by changing the post (6, 7) has nothing of its own to show.
+  const rootAck = store.snapshots.get(group.root)?.ack?.type;
+  const updatedOnly = rootAck === 6 || rootAck === 7;
   const nodes = list.length
     ? list.map((m, i) => renderMessageSafely(m, ctx, { header: i === 0 ? group.header : null }))
-    : own
+    : own && !updatedOnly
       ? [renderPending(group.header, ctx, pendingState(group))]
       : [];
   // A button press or form that went unanswered shows under the conversation, to whoever sent it.

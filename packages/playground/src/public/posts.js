@@ -14,6 +14,9 @@ import { isNewer, ui } from './state.js';
 /** Channel posts by id (the newest version of each). */
 const posts = new Map();
 
+/** Whether message `id` is one of the bot's channel posts (drawn as such, never inside a conversation). */
+export const isPost = (id) => posts.has(id);
+
 /** A message the bot posted in a channel itself: neither an interaction's answer nor a webhook's. */
 export const isChannelPost = (message, interactionId) => interactionId === null && !message.webhook_id && !message.interaction_metadata;
 

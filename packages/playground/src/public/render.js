@@ -4,6 +4,7 @@
  * <discord-message> with its content, files (attachments.js), embeds and buttons (embed.js). The
  * labels the renderer has only in English are drawn here in the client's language instead: the
  * private-answer line under an ephemeral message and the "<user> used /command" line above an answer.
+ * A right click on a message, or its "⋯" button, opens its menu (message-menu.js).
  */
 import { renderAttachments } from './attachments.js';
 import { messageTime } from './dates.js';
@@ -11,6 +12,7 @@ import { el, icon } from './dom.js';
 import { renderComponents, renderEmbed } from './embed.js';
 import { tr } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { moreButton } from './message-menu.js';
 
 export const FLAG_EPHEMERAL = 1 << 6;
 export const FLAG_LOADING = 1 << 7;
@@ -49,6 +51,13 @@ export function renderMessage(message, ctx, opts = {}) {
   const components = renderComponents(message, ctx);
   if (components) node.append(components);
   if (ephemeral) node.append(ephemeralNote(ctx.lang, () => ctx.onDismiss(message)));
+  if (ctx.onMessageMenu && !(flags & FLAG_LOADING)) {
+    node.append(moreButton(message, ctx.lang, ctx.onMessageMenu));
+    node.addEventListener('contextmenu', (event) => {
+      event.preventDefault();
+      ctx.onMessageMenu(message, { x: event.clientX, y: event.clientY });
+    });
+  }
   return node;
 }
 
