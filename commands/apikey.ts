@@ -6,7 +6,7 @@
  * proven to be another server's is refused; one that could not be tied to this server is stored
  * as "ownership not verified" and says so (./apikey/ownership.ts).
  */
-import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ModalSubmitInteraction } from 'discord.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type Interaction, type ModalSubmitInteraction } from 'discord.js';
 import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
 import { probeKey } from '../src/api/key-probe.js';
 import { modal, type CommandModule, type Preconditions, type SlashDeclaration } from '../src/bot/command.js';
@@ -15,7 +15,7 @@ import { customId } from '../src/bot/custom-id.js';
 import { UserError } from '../src/bot/errors.js';
 import { localize } from '../src/i18n/localize.js';
 import { maskKey, type StoredKey } from '../src/keys/store.js';
-import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyStatus, type ScopeCheck } from '../src/render/apikey.js';
+import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyOwnership, type KeyStatus, type ScopeCheck } from '../src/render/apikey.js';
 import { noticeEmbed } from '../src/render/notice.js';
 import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 
@@ -23,7 +23,7 @@ import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 const CHANNEL_LOOKUP_MS = 2_000;
 
 export const keyModalId = customId('apikey:set', {});
-const KEY_INPUT_ID = 'key';
+export const KEY_INPUT_ID = 'key';
 /** Printable ASCII without spaces: what API keys are made of. */
 const KEY_FORMAT = new RegExp(`^[\\x21-\\x7E]{${KEY_LENGTH.min},${KEY_LENGTH.max}}$`);
 
@@ -43,7 +43,18 @@ const set: SlashDeclaration = {
   run: (_interaction, ctx) => ctx.respond.showModal(keyModal(ctx.t, { modal: keyModalId.encode({}), input: KEY_INPUT_ID })),
 };
 
-async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext): Promise<void> {
+/** What was stored: the masked key, its scopes as probed, and whether it is tied to this server. */
+export interface SavedKey {
+  masked: string;
+  scopes: ScopeCheck;
+  ownership: KeyOwnership;
+}
+
+/**
+ * The key typed in the form, checked, probed, tied to this server, stored and audited. Shared by
+ * /apikey set's modal and /feedbot settings' Set key (which redraws its panel afterwards).
+ */
+export async function storeKeyFromModal(interaction: ModalSubmitInteraction, ctx: HandlerContext): Promise<SavedKey> {
   const guildId = ctx.guildId();
   const apiKey = interaction.fields.getTextInputValue(KEY_INPUT_ID).trim();
   if (!KEY_FORMAT.test(apiKey)) throw new UserError('apikey.badFormat');
@@ -77,7 +88,12 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
   const replaced = previous !== undefined && previous.apiKey !== apiKey;
   if (replaced) await ctx.services.api.forgetKey(previous.apiKey);
   ctx.services.audit.record(guildId, { kind: 'keySet', actor: ctx.actor(), masked: maskKey(apiKey), replaced }, interaction.locale);
-  await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, maskKey(apiKey), probe.scopes, owner.verdict)] });
+  return { masked: maskKey(apiKey), scopes: probe.scopes, ownership: owner.verdict };
+}
+
+async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext): Promise<void> {
+  const saved = await storeKeyFromModal(interaction, ctx);
+  await ctx.respond.send({ embeds: [keySavedEmbed(ctx.t, saved.masked, saved.scopes, saved.ownership)] });
 }
 
 /** What the store remembers of the probe: granted, unknown, or (otherwise) missing. */
@@ -86,23 +102,39 @@ function storedScopes(stored: StoredKey): ScopeCheck {
   return Object.fromEntries(SCOPES.map((s) => [s, check(s)])) as ScopeCheck;
 }
 
+/** What is shown about the guild's stored key (never the key), or undefined when none is stored. Shared with the settings panel. */
+export async function keyStatus(ctx: HandlerContext): Promise<KeyStatus | undefined> {
+  const stored = await ctx.services.keys.get(ctx.guildId());
+  if (!stored) return undefined;
+  return {
+    masked: maskKey(stored.apiKey),
+    setBy: stored.setBy,
+    setAt: stored.setAt,
+    scopes: storedScopes(stored),
+    // Records from before the check carry no ownership: nothing was proved about them.
+    ownership: stored.ownership ?? 'unverified',
+  };
+}
+
+/** Removes the guild's key, forgets what the client holds for it, audits it; whether one was removed. Shared with the settings panel. */
+export async function removeGuildKey(interaction: Interaction, ctx: HandlerContext): Promise<boolean> {
+  const guildId = ctx.guildId();
+  const stored = await ctx.services.keys.get(guildId).catch(() => undefined);
+  const removed = await ctx.services.keys.delete(guildId);
+  if (stored) await ctx.services.api.forgetKey(stored.apiKey);
+  if (removed) ctx.services.audit.record(guildId, { kind: 'keyRemoved', actor: ctx.actor(), masked: stored && maskKey(stored.apiKey) }, interaction.locale);
+  return removed;
+}
+
 const status: SlashDeclaration = {
   ...ADMIN_ONLY,
   ephemeral: true,
   async run(_interaction, ctx) {
-    const stored = await ctx.services.keys.get(ctx.guildId());
-    if (!stored) {
+    const key = await keyStatus(ctx);
+    if (!key) {
       await ctx.respond.send({ embeds: [noticeEmbed(ctx.t('apikey.status.none'))] });
       return;
     }
-    const key: KeyStatus = {
-      masked: maskKey(stored.apiKey),
-      setBy: stored.setBy,
-      setAt: stored.setAt,
-      scopes: storedScopes(stored),
-      // Records from before the check carry no ownership: nothing was proved about them.
-      ownership: stored.ownership ?? 'unverified',
-    };
     await ctx.respond.send({ embeds: [keyStatusEmbed(ctx.t, key)] });
   },
 };
@@ -111,11 +143,7 @@ const remove: SlashDeclaration = {
   ...ADMIN_ONLY,
   ephemeral: true,
   async run(interaction, ctx) {
-    const guildId = ctx.guildId();
-    const stored = await ctx.services.keys.get(guildId).catch(() => undefined);
-    const removed = await ctx.services.keys.delete(guildId);
-    if (stored) await ctx.services.api.forgetKey(stored.apiKey);
-    if (removed) ctx.services.audit.record(guildId, { kind: 'keyRemoved', actor: ctx.actor(), masked: stored && maskKey(stored.apiKey) }, interaction.locale);
+    const removed = await removeGuildKey(interaction, ctx);
     await ctx.respond.send({ embeds: [noticeEmbed(ctx.t(removed ? 'apikey.removed' : 'apikey.removed.none'))] });
   },
 };

@@ -3,15 +3,16 @@
  * Server). `set` first checks that the bot can post embeds there and names what it lacks; a
  * post that fails later is reported once by `status` (the trail keeps it: src/audit/trail.ts).
  */
-import { ChannelType, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
+import { ChannelType, type Client, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import { missingPostPermissions } from '../../src/audit/post-permissions.js';
 import type { SlashDeclaration } from '../../src/bot/command.js';
+import type { HandlerContext } from '../../src/bot/context.js';
 import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from '../../src/render/audit-channel.js';
 import type { FeedbotGroup } from './index.js';
 
-const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
+export const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
 
 /** Settings are for Manage Server only (feed-manager roles do not extend to them), answered privately. */
 const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
@@ -29,19 +30,35 @@ function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcomman
     .addSubcommand((s) => localize(s.setName('status'), { name: 'cmd.feedbot.audit.status.name', description: 'cmd.feedbot.audit.status.description' }));
 }
 
+/**
+ * Makes `channelId` the audit channel once the bot is found able to post embeds there (else a
+ * user error names what it lacks). Shared by `set` and /feedbot settings' channel select.
+ */
+export async function applyAuditChannel(ctx: HandlerContext, client: Client, channelId: string, locale: string): Promise<void> {
+  const guildId = ctx.guildId();
+  const missing = await missingPostPermissions(client, guildId, channelId).catch((error: unknown) => {
+    // Discord's refusal or an unexpected answer: logged without more than its kind, and nothing changes.
+    ctx.services.logger.warn({ guildId, channelId, err: error }, "could not read the bot's permissions in the audit channel");
+    throw new UserError('audit.set.checkFailed', { channel: channelId });
+  });
+  if (missing.length > 0) throw new UserError('audit.set.missing', { channel: channelId, missing: permissionList(ctx.t, missing) });
+  // A new channel starts clean: a failure kept for the previous one is moot.
+  await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channelId, auditLocale: locale }));
+}
+
+/** Turns the audit posts off; returns the channel they went to, if any. Shared by `off` and the settings panel. */
+export async function turnAuditOff(ctx: HandlerContext): Promise<string | undefined> {
+  const guildId = ctx.guildId();
+  const was = (await ctx.services.settings.get(guildId)).auditChannelId;
+  if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, auditLocale: _l, ...current }) => current);
+  return was;
+}
+
 const set: SlashDeclaration = {
   ...ADMIN_ONLY,
   async run(interaction, ctx) {
-    const guildId = ctx.guildId();
     const channel = interaction.options.getChannel('canal', true, [...CHANNEL_TYPES]);
-    const missing = await missingPostPermissions(interaction.client, guildId, channel.id).catch((error: unknown) => {
-      // Discord's refusal or an unexpected answer: logged without more than its kind, and nothing changes.
-      ctx.services.logger.warn({ guildId, channelId: channel.id, err: error }, "could not read the bot's permissions in the audit channel");
-      throw new UserError('audit.set.checkFailed', { channel: channel.id });
-    });
-    if (missing.length > 0) throw new UserError('audit.set.missing', { channel: channel.id, missing: permissionList(ctx.t, missing) });
-    // A new channel starts clean: a failure kept for the previous one is moot.
-    await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channel.id, auditLocale: interaction.locale }));
+    await applyAuditChannel(ctx, interaction.client, channel.id, interaction.locale);
     await ctx.respond.send({ embeds: [auditSetEmbed(ctx.t, channel.id)] });
   },
 };
@@ -49,9 +66,7 @@ const set: SlashDeclaration = {
 const off: SlashDeclaration = {
   ...ADMIN_ONLY,
   async run(_interaction, ctx) {
-    const guildId = ctx.guildId();
-    const was = (await ctx.services.settings.get(guildId)).auditChannelId;
-    if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, auditLocale: _l, ...current }) => current);
+    const was = await turnAuditOff(ctx);
     await ctx.respond.send({ embeds: [auditOffEmbed(ctx.t, was)] });
   },
 };

@@ -5,6 +5,7 @@
  */
 import type { APIEmbed } from 'discord.js';
 import type { Preconditions, SlashDeclaration } from '../../src/bot/command.js';
+import type { HandlerContext } from '../../src/bot/context.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { Colors } from '../../src/render/style.js';
@@ -18,6 +19,11 @@ export const STALE_DAYS: IntegerOptionSpec = { name: 'dias', label: 'opt.dias.na
 
 function thresholdEmbed(t: Translator, description: string, color: number): APIEmbed {
   return { title: t('health.threshold.title'), color, description };
+}
+
+/** Stores the threshold (`threshold dias:` and the settings panel's select); `days` is already bounded. */
+export async function setStaleThreshold(ctx: HandlerContext, days: number): Promise<void> {
+  await ctx.services.settings.update(ctx.guildId(), (current) => ({ ...current, staleAfterDays: days }));
 }
 
 const threshold: SlashDeclaration = {
@@ -35,7 +41,7 @@ const threshold: SlashDeclaration = {
       await ctx.respond.send({ embeds: [thresholdEmbed(ctx.t, description, Colors.brand)] });
       return;
     }
-    await ctx.services.settings.update(guildId, (current) => ({ ...current, staleAfterDays: days }));
+    await setStaleThreshold(ctx, days);
     await ctx.respond.send({ embeds: [thresholdEmbed(ctx.t, ctx.t('health.threshold.set', { days }), Colors.success)] });
   },
 };

@@ -1,6 +1,7 @@
 /**
- * /feedbot <group> <subcommand> — the server's feedbot settings (Manage Server): the audit
- * channel, the feed-manager roles and the feed-health threshold. One file per subcommand group;
+ * /feedbot <group> <subcommand> | settings — the server's feedbot settings (Manage Server): the audit
+ * channel, the feed-manager roles and the feed-health threshold; `settings` shows them all in one
+ * panel (settings.ts). One file per subcommand group;
  * this one assembles the definition and routes `group subcommand` to its declaration.
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
@@ -9,6 +10,7 @@ import { localize } from '../../src/i18n/localize.js';
 import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
 import * as health from './health.js';
+import * as settings from './settings.js';
 
 /** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
 export interface FeedbotGroup {
@@ -25,6 +27,8 @@ function definition() {
     // Shown to Manage Server by default; every subcommand also checks at run time.
     .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild);
   for (const group of GROUPS) builder.addSubcommandGroup((g) => group.build(g.setName(group.name)));
+  // The panel for all of them at once (Manage Server).
+  builder.addSubcommand((s) => localize(s.setName('settings'), { name: 'cmd.feedbot.settings.name', description: 'cmd.feedbot.settings.description' }));
   return builder;
 }
 
@@ -33,5 +37,9 @@ export const data = definition();
 export const feedbotCommand: CommandModule = {
   data,
   // The router looks a grouped subcommand up as `group subcommand`.
-  subcommands: Object.fromEntries(GROUPS.flatMap((group) => Object.entries(group.subcommands).map(([sub, d]) => [`${group.name} ${sub}`, d]))),
+  subcommands: {
+    ...Object.fromEntries(GROUPS.flatMap((group) => Object.entries(group.subcommands).map(([sub, d]) => [`${group.name} ${sub}`, d]))),
+    settings: settings.subcommand,
+  },
+  ...settings.settingsComponents,
 };

@@ -21,14 +21,35 @@ function withRoleOption(s: SlashCommandSubcommandBuilder, description: MessageKe
   return s.addRoleOption((o) => localize(o.setName('rol'), { name: 'opt.rol.name', description }).setRequired(true));
 }
 
-/** The chosen role, refused when it cannot sensibly stand for "trusted to manage feeds". */
-function chosenRole(interaction: ChatInputCommandInteraction, guildId: string): string {
-  const role = interaction.options.getRole('rol', true);
+/**
+ * Refuses a role that cannot sensibly stand for "trusted to manage feeds". Shared by `add` and
+ * /feedbot settings' role select.
+ */
+export function refuseUnfitRole(role: { id: string; managed: boolean }, guildId: string): void {
   // @everyone's id is the guild's: every member has it.
   if (role.id === guildId) throw new UserError('managers.error.everyone');
   // A bot's or an integration's role is given by that integration, not by the server's admins.
   if (role.managed) throw new UserError('managers.error.managed', { role: roleMention(role.id) });
+}
+
+/** The chosen role, refused when it cannot sensibly stand for "trusted to manage feeds". */
+function chosenRole(interaction: ChatInputCommandInteraction, guildId: string): string {
+  const role = interaction.options.getRole('rol', true);
+  refuseUnfitRole(role, guildId);
   return role.id;
+}
+
+/**
+ * Makes `roles` the whole list of feed-manager roles (the settings panel's role select), each
+ * refused as `add` refuses it, and no more than the limit.
+ */
+export async function replaceManagerRoles(ctx: HandlerContext, roles: readonly { id: string; managed: boolean }[]): Promise<readonly string[]> {
+  const guildId = ctx.guildId();
+  for (const role of roles) refuseUnfitRole(role, guildId);
+  if (roles.length > MAX_MANAGER_ROLES) throw new UserError('managers.error.tooMany', { max: MAX_MANAGER_ROLES });
+  const roleIds = [...new Set(roles.map((r) => r.id))];
+  await ctx.services.settings.update(guildId, (current) => ({ ...current, managerRoleIds: roleIds }));
+  return roleIds;
 }
 
 async function answer(ctx: HandlerContext, embed: APIEmbed): Promise<void> {

@@ -39,7 +39,7 @@ export function keyModal(t: Translator, ids: { modal: string; input: string }): 
 /** true: the key has the scope; false: it has not; null: it could not be checked. */
 export type ScopeCheck = Record<Scope, boolean | null>;
 
-function scopeLines(t: Translator, scopes: ScopeCheck): string {
+export function scopeLines(t: Translator, scopes: ScopeCheck): string {
   return SCOPES.map((scope) => {
     const known = scopes[scope];
     return t(known === true ? 'apikey.scope.yes' : known === false ? 'apikey.scope.no' : 'apikey.scope.unknown', { scope });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, vi } from 'vitest';
 import { ChannelType, MessageFlags } from 'discord.js';
-import { ADMIN_ID, GUILD_ID, MEMBER_ID, MEMBER_PERMS, chatInput, field, modalSubmitted } from '../helpers/discord.js';
+import { ADMIN_ID, GUILD_ID, MEMBER_ID, MEMBER_PERMS, chatInput, field, modalSubmitted, type ChannelRef } from '../helpers/discord.js';
 import { botTest, rl, type BotHarness } from '../helpers/bot.js';
 import { accepted } from './forms-kit.js';
 
@@ -95,7 +95,7 @@ describe('/feed create opens a form', () => {
 });
 
 describe("the form's submit", () => {
-  const submit = (account: string, kinds: string[], invoker = {}, channels = [CHANNEL]) =>
+  const submit = (account: string, kinds: string[], invoker = {}, channels: ChannelRef[] = [CHANNEL]) =>
     modalSubmitted('feed:create', [field.text('cuenta', account), field.channelSelect('canal', channels), field.checkboxGroup('tipos', kinds)], invoker);
 
   botTest('creates the feed, answers publicly as the command does, and is audited', async ({ bot: h }) => {
