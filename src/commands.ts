@@ -1,13 +1,14 @@
 /** Every command the bot has (slash and context-menu), for the router and the deploy script. */
 import { apikeyCommand } from '../commands/apikey.js';
 import { createFeedCommand } from '../commands/feed/index.js';
+import { feedOfPostCommand } from '../commands/feed-of-post.js';
 import { feedbotCommand } from '../commands/feedbot/index.js';
 import { statsCommand } from '../commands/stats.js';
 import type { AppCommand } from './bot/command.js';
 
 /** A fresh set for one running bot: what a command holds (timers) is released by its dispose(). */
 export function createCommands(): AppCommand[] {
-  return [createFeedCommand(), statsCommand, apikeyCommand, feedbotCommand];
+  return [createFeedCommand(), statsCommand, apikeyCommand, feedbotCommand, feedOfPostCommand];
 }
 
 /** The definitions (`data`), for the deploy script and checks; a running bot uses createCommands(). */

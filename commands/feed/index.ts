@@ -6,6 +6,7 @@ import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import type { CommandModule } from '../../src/bot/command.js';
 import { localize } from '../../src/i18n/localize.js';
 import { autocomplete } from './autocomplete.js';
+import { createCardFeature } from './card.js';
 import * as create from './create.js';
 import * as del from './delete.js';
 import * as exporting from './export.js';
@@ -26,17 +27,21 @@ export const data = localize(new SlashCommandBuilder().setName('feed'), { descri
 export function createFeedCommand(): CommandModule {
   const deletion = del.createDeleteFeature();
   const imports = importing.createImportFeature();
+  // Issue 21 panel: the list's filters, the feed card's selects and buttons.
+  const cards = createCardFeature();
+  const panelSelects = [list.channelFilterSelect, list.stateFilterSelect];
   return {
     data,
     subcommands: { list: list.subcommand, create: create.subcommand, delete: deletion.subcommand, posts: posts.subcommand, export: exporting.subcommand, import: imports.subcommand },
     autocomplete,
-    buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton, deletion.pickerPageButton],
+    buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton, deletion.pickerPageButton, ...cards.buttons],
     // Issue 21 forms: /feed delete's picker and /feed create's form.
-    selects: [deletion.pickerSelect],
+    selects: [deletion.pickerSelect, ...panelSelects, ...cards.selects],
     modals: [create.formModal],
     dispose() {
       deletion.dispose();
       imports.dispose();
+      cards.dispose();
     },
   };
 }

@@ -1,25 +1,30 @@
 /**
  * /feed list [canal] [estado] [problemas] [cuenta] [pagina] — the guild's feeds, each marked with
- * its health warnings, a page at a time, with Previous/Next for the person who asked.
+ * its health warnings, a page at a time, under a panel (panel-view.ts): "Manage a feed…" opens a
+ * feed's card (card.ts), a channel select, a state select and a Problems only toggle filter, and
+ * Previous/Next page. Filters and pages edit the message in place for the person who asked.
  */
 import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
-import { button, type SlashDeclaration } from '../../src/bot/command.js';
+import { button, channelSelect, stringSelect, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, type Part } from '../../src/bot/custom-id.js';
-import { InvalidOptionError } from '../../src/bot/errors.js';
+import { ExpiredComponentError, InvalidOptionError, UserError } from '../../src/bot/errors.js';
 import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
 import { healthView } from '../../src/health/feed-health.js';
 import { parseAccountFilter, parseStateFilter } from '../../src/health/list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from '../../src/render/feeds.js';
-import { pagerRows } from '../../src/render/pager.js';
 import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';
+import { manageSelectId } from './card.js';
+import { ALL_STATES, listPanel } from './panel-view.js';
 
 /** A lowercase filter token (a state, part of an account name): what parseStateFilter and parseAccountFilter return. */
 const token = (max: number): Part<string> => ({
   write: (text) => text,
   read: (text) => (text !== '-' && text.length <= max && /^[a-z0-9_.-]+$/.test(text) ? { value: text } : undefined),
 });
+/** A state filter as a select option's value carries it. */
+const stateToken = token(20);
 const flag: Part<boolean> = { write: (on) => (on ? '1' : '0'), read: (text) => (text === '1' ? { value: true } : text === '0' ? { value: false } : undefined) };
 
 /** Snowflakes in base 36 (≤ 13 characters instead of 20), so the filters fit Discord's 100. */
@@ -39,7 +44,7 @@ const filteredPageId = customId('feed:list', {
   channelId: optional(snowflake36),
   userId: snowflake36,
   problemas: flag,
-  estado: optional(token(20)),
+  estado: optional(stateToken),
   cuenta: optional(token(30)),
 });
 type ListState = Decoded<typeof pageOnlyId> & { problemas?: boolean | undefined; estado?: string | undefined; cuenta?: string | undefined };
@@ -50,6 +55,11 @@ export const listPageId: CustomIdCodec<ListState> = {
     problemas || estado !== undefined || cuenta !== undefined ? filteredPageId.encode({ ...page, problemas, estado, cuenta }) : pageOnlyId.encode(page),
   decode: (id) => pageOnlyId.decode(id) ?? filteredPageId.decode(id),
 };
+
+/** The channel select: the filters it keeps (the channel is what it picks; a pick shows page 1). */
+export const channelFilterId = customId('feed:list-channel', { userId: snowflake36, problemas: flag, estado: optional(stateToken), cuenta: optional(token(30)) });
+/** The state select: the filters it keeps (the state is what it picks; a pick shows page 1). */
+export const stateFilterId = customId('feed:list-state', { channelId: optional(snowflake36), userId: snowflake36, problemas: flag, cuenta: optional(token(30)) });
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('list'), { name: 'cmd.feed.list.name', description: 'cmd.feed.list.description' })
@@ -68,8 +78,9 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
 }
 
 /**
- * `fresh` skips the feed cache: a typed command shows the truth, page turns may reuse it. A feed
- * whose channel is gone has that channel reported to the audit channel, once (deleted-channels.ts).
+ * `fresh` skips the feed cache: a typed command shows the truth; the panel's filters and pages
+ * reuse it, so navigating costs no request while it is fresh. A feed whose channel is gone has
+ * that channel reported to the audit channel, once (deleted-channels.ts).
  */
 async function listPage(ctx: HandlerContext, state: ListState, fresh: boolean, channelName: string | undefined) {
   const result = await ctx.call((api, auth) => api.listFeeds(auth, { fresh }));
@@ -80,7 +91,19 @@ async function listPage(ctx: HandlerContext, state: ListState, fresh: boolean, c
   if (state.page > view.pages) throw new InvalidOptionError('list.pageOutOfRange', { page: state.page, pages: view.pages });
   return {
     embeds: [view.embed],
-    components: pagerRows(ctx.t, view.page, view.pages, (page) => listPageId.encode({ ...state, page })),
+    components: listPanel(ctx.t, {
+      filters: state,
+      view,
+      feeds: result.feeds,
+      staleAfterDays: health.staleAfterDays,
+      ids: {
+        manage: manageSelectId.encode({}),
+        channel: channelFilterId.encode({ userId: state.userId, problemas: state.problemas ?? false, estado, cuenta }),
+        state: stateFilterId.encode({ channelId: state.channelId, userId: state.userId, problemas: state.problemas ?? false, cuenta }),
+        toggle: listPageId.encode({ ...state, page: 1, problemas: !state.problemas }),
+        page: (page) => listPageId.encode({ ...state, page }),
+      },
+    }),
   };
 }
 
@@ -107,14 +130,55 @@ export const subcommand: SlashDeclaration = {
 /** A page turn shows the channel filter's name if it is known quickly (HTTP mode fetches it). */
 const PAGE_CHANNEL_LOOKUP_MS = 500;
 
+async function channelNameOf(ctx: HandlerContext, guildId: string, channelId: string | undefined): Promise<string | undefined> {
+  return channelId ? (await ctx.services.channels.names(guildId, PAGE_CHANNEL_LOOKUP_MS))?.get(channelId) : undefined;
+}
+
+/**
+ * The panel edits the public message everyone sees: only whoever ran /feed list may filter or
+ * page it; anyone else is told, privately, to run it themselves.
+ */
+function requireOwner(userId: string, state: { userId: string }): void {
+  if (state.userId !== userId) throw new UserError('panel.notYours');
+}
+
+/** Previous/Next and the Problems only toggle: the state they show is in their custom_id. */
 export const pageButton = button({
   id: listPageId,
   guildOnly: true,
-  invokerOnly: true,
   answer: 'update',
   ephemeral: true,
   async run(interaction, ctx, state) {
-    const channelName = state.channelId ? (await ctx.services.channels.names(interaction.guildId!, PAGE_CHANNEL_LOOKUP_MS))?.get(state.channelId) : undefined;
-    await ctx.respond.send(await listPage(ctx, state, false, channelName));
+    requireOwner(interaction.user.id, state);
+    await ctx.respond.send(await listPage(ctx, state, false, await channelNameOf(ctx, interaction.guildId!, state.channelId)));
+  },
+});
+
+/** The channel filter: the channel chosen (none: every channel) on page 1, the other filters kept. */
+export const channelFilterSelect = channelSelect({
+  id: channelFilterId,
+  guildOnly: true,
+  answer: 'update',
+  ephemeral: true,
+  async run(interaction, ctx, filters) {
+    requireOwner(interaction.user.id, filters);
+    const channel = interaction.channels.first();
+    const name = channel && 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
+    await ctx.respond.send(await listPage(ctx, { ...filters, page: 1, channelId: channel?.id }, false, name));
+  },
+});
+
+/** The state filter: the state chosen (or every state) on page 1, the other filters kept. */
+export const stateFilterSelect = stringSelect({
+  id: stateFilterId,
+  guildOnly: true,
+  answer: 'update',
+  ephemeral: true,
+  async run(interaction, ctx, filters) {
+    requireOwner(interaction.user.id, filters);
+    const picked = interaction.values[0];
+    const estado = picked === undefined || picked === ALL_STATES ? undefined : stateToken.read(picked)?.value;
+    if (picked !== undefined && picked !== ALL_STATES && estado === undefined) throw new ExpiredComponentError();
+    await ctx.respond.send(await listPage(ctx, { ...filters, page: 1, estado }, false, await channelNameOf(ctx, interaction.guildId!, filters.channelId)));
   },
 });

@@ -1,7 +1,7 @@
 /**
  * /feed posts <id> [limite] [tipo] — the latest posts a feed forwarded, in message-sized pages.
  */
-import type { SlashCommandSubcommandBuilder } from 'discord.js';
+import { ButtonStyle, ComponentType, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT } from '@feedbot/feed-api-contract';
 import { button, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
@@ -34,18 +34,25 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
     );
 }
 
-async function showPosts(ctx: HandlerContext, state: PostsState) {
+/** The "Feed card" button under the posts: the card of the feed they belong to (card.ts). */
+export const openCardId = customId('feed:card', { id: int({ min: 1 }) });
+
+/** One page of a feed's posts, with Previous/Next and a button to the feed's card. Also the card's Posts button. */
+export async function showPosts(ctx: HandlerContext, state: PostsState): Promise<void> {
   const result = await ctx.call((api, auth) =>
     api.listPosts(auth, state.id, { limite: state.limite, ...(state.tipo ? { tipo: state.tipo } : {}) }),
   );
-  await ctx.respond.send(
-    postsPage(ctx.t, result.posts, {
-      feedId: state.id,
-      tipo: state.tipo,
-      page: state.page,
-      idFor: (page) => postsPageId.encode({ ...state, page }),
-    }),
-  );
+  const page = postsPage(ctx.t, result.posts, {
+    feedId: state.id,
+    tipo: state.tipo,
+    page: state.page,
+    idFor: (page) => postsPageId.encode({ ...state, page }),
+  });
+  const card = { type: ComponentType.Button as const, style: ButtonStyle.Secondary as const, label: ctx.t('card.button.open'), custom_id: openCardId.encode({ id: state.id }) };
+  const [pager] = page.components;
+  // Beside Previous/Next when there are pages, else a row of its own.
+  const components = pager ? [{ ...pager, components: [...pager.components, card] }] : [{ type: ComponentType.ActionRow as const, components: [card] }];
+  await ctx.respond.send({ ...page, components });
 }
 
 export const subcommand: SlashDeclaration = {

@@ -5,6 +5,8 @@
  * site's path means nothing here), so those are refused with a hint instead of guessed at.
  */
 
+import { ACCOUNT_NAME_PATTERN } from '@feedbot/feed-api-contract';
+
 /** The hosts whose links we read: the platform's web, mobile-web and bare domains. */
 const PROFILE_HOSTS = new Set(['instagram.com', 'www.instagram.com', 'm.instagram.com']);
 
@@ -50,4 +52,13 @@ export function accountFromUrl(input: string): ProfileUrlResult {
   const name = first.startsWith('@') ? first.slice(1) : first;
   if (RESERVED_SEGMENTS.has(name.toLowerCase())) return { kind: 'notProfile' };
   return { kind: 'account', name };
+}
+
+/**
+ * The profile page of `account` (`https://www.instagram.com/nasa/`), or undefined for a name the
+ * contract would refuse: only a checked name is put into a link, so no text from the API can
+ * bend the URL.
+ */
+export function profileUrl(account: string): string | undefined {
+  return ACCOUNT_NAME_PATTERN.test(account) ? `https://www.instagram.com/${account}/` : undefined;
 }

@@ -4,6 +4,7 @@ import * as forms from './features/forms.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as transfer from './features/transfer.js';
+import * as panel from './features/panel.js';
 
 /**
  * English catalogue: the reference. Every string a user sees lives here and in es.ts (same keys,
@@ -190,6 +191,7 @@ export const en = {
   ...managers.en,
   ...health.en,
   ...transfer.en,
+  ...panel.en,
   ...forms.en,
 } as const;
 

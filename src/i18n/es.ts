@@ -5,6 +5,7 @@ import * as forms from './features/forms.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as transfer from './features/transfer.js';
+import * as panel from './features/panel.js';
 
 /** Spanish catalogue (es-ES and es-419). Same keys as en.ts; the type makes a missing key a compile error. */
 export const es: Record<MessageKey, string> = {
@@ -182,5 +183,6 @@ export const es: Record<MessageKey, string> = {
   ...managers.es,
   ...health.es,
   ...transfer.es,
+  ...panel.es,
   ...forms.es,
 };

@@ -7,7 +7,7 @@ import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
 import type { Translator } from '../i18n/index.js';
 import { warningText, type HealthView } from '../health/feed-health.js';
-import { filterFeeds, type FeedFilters, type FilteredFeeds } from '../health/list-filter.js';
+import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from '../health/list-filter.js';
 import { kindsLabel, stateLabel } from './labels.js';
 import { Colors, Limits } from './style.js';
 import { apiCode, apiText, codeContent, plainLine } from './markdown.js';
@@ -55,6 +55,8 @@ export interface FeedListView {
   embed: APIEmbed;
   page: number;
   pages: number;
+  /** The feeds shown on this page, with their warnings (the panel's "Manage a feed…" options). */
+  rows: FeedRow[];
 }
 
 export interface FeedListOptions {
@@ -93,12 +95,14 @@ export function feedListView(t: Translator, list: FeedListResponse, opts: FeedLi
     },
   };
   const fields = pages[page - 1];
+  const before = pages.slice(0, page - 1).reduce((n, p) => n + p.length, 0);
+  const rows = filtered.rows.slice(before, before + (fields?.length ?? 0));
   if (fields && fields.length > 0) {
     embed.fields = fields;
     const summary = filterSummary(t, filters, filtered.rows.length);
     if (summary) embed.description = summary;
   } else embed.description = emptyExplanation(t, filters, filtered);
-  return { embed, page, pages: pageCount };
+  return { embed, page, pages: pageCount, rows };
 }
 
 /** The filters besides the channel (which the title names), with how many feeds match them. */

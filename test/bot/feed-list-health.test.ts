@@ -163,7 +163,7 @@ describe('/feed list filters', () => {
     const first = lastBody(h).data;
     expect(first.embeds[0]!.footer.text).toBe('25 feeds · plan server · page 1/2');
     expect(first.embeds[0]!.fields).toHaveLength(10);
-    const next = first.components![0]!.components[1]!.custom_id;
+    const next = first.components!.at(-1)!.components[2]!.custom_id; // Problems only, Previous, Next
     expect(next.length).toBeLessThanOrEqual(100);
 
     await h.run(buttonPress(next));

@@ -33,7 +33,8 @@ describe('/feed list', () => {
             ],
           },
         ],
-        components: [],
+        // The panel (test/bot/feed-panel.test.ts): manage, channel, state, Problems only.
+        components: expect.any(Array),
       }),
     });
     expect((callback!.body as { data: { flags?: number } }).data.flags ?? 0).toBe(0);
@@ -77,7 +78,8 @@ describe('/feed list', () => {
     expect(size).toBeLessThanOrEqual(6000);
     for (const f of embed.fields) expect(f.value.length).toBeLessThanOrEqual(1024);
     expect(embed.footer.text).toMatch(/page 2\/\d+/);
-    const buttons = data.components[0]!.components;
+    // The panel's last row: Problems only, then Previous/Next.
+    const buttons = data.components.at(-1)!.components.slice(1);
     expect(buttons.map((b) => b.custom_id)).toEqual([expect.stringMatching(/^feed:list:1:-:/), expect.stringMatching(/^feed:list:3:-:/)]);
     expect(buttons.every((b) => b.custom_id.length <= 100)).toBe(true);
 
@@ -92,7 +94,7 @@ describe('/feed list', () => {
     const refusal = h.discord.callbacks()[2]!.body as { type: number; data: { flags: number; embeds: { description: string }[] } };
     expect(refusal.type).toBe(4);
     expect(refusal.data.flags).toBe(MessageFlags.Ephemeral);
-    expect(refusal.data.embeds[0]!.description).toMatch(/Only the person/);
+    expect(refusal.data.embeds[0]!.description).toMatch(/Run `\/feed list` yourself/);
   });
 
   botTest('says so when the server has no feeds', async ({ bot: h }) => {
