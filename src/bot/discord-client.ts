@@ -29,14 +29,26 @@ export interface ShardingOptions {
   ids?: readonly number[] | undefined;
 }
 
-/** Caches the bot never reads are limited to 0; the bot's own member and user are kept. */
-const CACHE_LIMITS: CacheWithLimitsOptions = {
+/** discord.js's typings omit some managers (Unlisted), which cacheWithLimits reads by class name like any other. */
+type Unlisted = 'GuildApplicationCommandManager' | 'GuildSoundboardSoundManager' | 'PartialGroupDMMessageManager' | 'PollAnswerVoterManager' | 'SubscriptionManager';
+type CacheLimits = CacheWithLimitsOptions & Partial<Record<Unlisted, number>>;
+
+/**
+ * Caches the bot never reads are limited to 0; the bot's own member and user are kept. Every
+ * CachedManager of discord.js is named (a class missing here gets a full Collection: the guild's
+ * GuildApplicationCommandManager and GuildSoundboardSoundManager, which match neither by their
+ * own name nor by a base class's, held two per guild until issue 23). Kept in full, because the
+ * bot reads them and discord.js does not support limiting them: guilds, channels (names, types),
+ * roles and permission overwrites (the audit channel's permission check).
+ */
+export const CACHE_LIMITS: CacheLimits = {
   ApplicationCommandManager: 0,
   ApplicationEmojiManager: 0,
   AutoModerationRuleManager: 0,
   BaseGuildEmojiManager: 0,
   DMMessageManager: 0,
   EntitlementManager: 0,
+  GuildApplicationCommandManager: 0,
   GuildBanManager: 0,
   GuildEmojiManager: 0,
   GuildForumThreadManager: 0,
@@ -44,13 +56,17 @@ const CACHE_LIMITS: CacheWithLimitsOptions = {
   GuildMemberManager: { maxSize: 0, keepOverLimit: (member) => member.id === member.client.user?.id },
   GuildMessageManager: 0,
   GuildScheduledEventManager: 0,
+  GuildSoundboardSoundManager: 0,
   GuildStickerManager: 0,
   GuildTextThreadManager: 0,
   MessageManager: 0,
+  PartialGroupDMMessageManager: 0,
+  PollAnswerVoterManager: 0,
   PresenceManager: 0,
   ReactionManager: 0,
   ReactionUserManager: 0,
   StageInstanceManager: 0,
+  SubscriptionManager: 0,
   ThreadManager: 0,
   ThreadMemberManager: 0,
   UserManager: { maxSize: 0, keepOverLimit: (user) => user.id === user.client.user?.id },
@@ -64,7 +80,7 @@ const CACHE_LIMITS: CacheWithLimitsOptions = {
  * size 0 with nothing kept over the limit ignores every `set`, so one shared instance behaves
  * exactly like many, and those managers all get it.
  */
-export function makeCache(limits: CacheWithLimitsOptions = CACHE_LIMITS): CacheFactory {
+export function makeCache(limits: CacheLimits = CACHE_LIMITS): CacheFactory {
   const limited = Options.cacheWithLimits(limits);
   const alwaysEmpty = new LimitedCollection<unknown, unknown>({ maxSize: 0 });
   const settings = limits as Record<string, unknown>;
@@ -99,6 +115,9 @@ export const restRequest: RESTOptions['makeRequest'] = (url, init) =>
   // Node's Response has every member discord.js reads; only the declared types differ.
   fetch(url, init as RequestInit) as unknown as ReturnType<RESTOptions['makeRequest']>;
 
+/** How often cached threads are dropped (seconds): what a guild's active threads can hold meanwhile. */
+export const THREAD_SWEEP_INTERVAL_S = 300;
+
 export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
@@ -106,6 +125,12 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), makeRequest: restRequest, ...opts.rest },
     ws: { buildIdentifyThrottler },
     makeCache: makeCache(),
-    sweepers: { ...Options.DefaultSweeperSettings },
+    sweepers: {
+      ...Options.DefaultSweeperSettings,
+      // The Guilds intent sends every active thread (GUILD_CREATE, THREAD_CREATE, THREAD_LIST_SYNC)
+      // and discord.js keeps each in client.channels, whatever the thread managers' limit; feedbot
+      // never reads a thread's channel object (interactions carry theirs), so all are dropped.
+      threads: { interval: THREAD_SWEEP_INTERVAL_S, filter: () => () => true },
+    },
   });
 }
