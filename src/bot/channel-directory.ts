@@ -122,6 +122,29 @@ export class ChannelDirectory {
     }
   }
 
+  /**
+   * Lists older than `ttlMs` are never used again (names() and channelTypes() fetch anew), nor
+   * failures older than `retryAfterFailureMs`: they used to stay until `maxGuilds` newer ones
+   * pushed them out, up to 1,000 guilds' channel lists for good (issue 23, memory per server).
+   * Both maps are in time order (each write deletes, then sets), so the expired are at the front.
+   */
+  private dropExpired(): void {
+    const now = this.now();
+    for (const [id, known] of this.fetched) {
+      if (now - known.fetchedAt < this.ttlMs) break;
+      this.fetched.delete(id);
+    }
+    for (const [id, at] of this.failedAt) {
+      if (now - at < this.retryAfterFailureMs) break;
+      this.failedAt.delete(id);
+    }
+  }
+
+  /** Guilds whose channel list or failure is remembered (tests). */
+  get remembered(): number {
+    return this.fetched.size + this.failedAt.size;
+  }
+
   private fetch(guildId: string): Promise<Fetched | undefined> {
     const request = this.client.rest
       .get(Routes.guildChannels(guildId))
@@ -133,6 +156,7 @@ export class ChannelDirectory {
         const entry = { names, types, fetchedAt: this.now() };
         this.failedAt.delete(guildId);
         this.fetched.delete(guildId);
+        this.dropExpired();
         this.fetched.set(guildId, entry);
         for (const oldest of this.fetched.keys()) {
           if (this.fetched.size <= this.maxGuilds) break;
@@ -142,6 +166,8 @@ export class ChannelDirectory {
       })
       // A failed lookup only costs names and health marks: the caller shows ids, without marks.
       .catch(() => {
+        this.failedAt.delete(guildId);
+        this.dropExpired();
         this.failedAt.set(guildId, this.now());
         if (this.failedAt.size > this.maxGuilds) this.failedAt.delete(this.failedAt.keys().next().value!);
         return undefined;

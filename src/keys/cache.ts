@@ -18,6 +18,12 @@ export const copyKey = (key: StoredKey): StoredKey => ({
 
 export class TtlCache<V> {
   private readonly entries = new Map<string, CacheEntry<V>>();
+  /**
+   * An expired entry used to stay until it was read again or pushed out by `size` newer ones: a
+   * burst of guilds left up to `size` values in memory for good (issue 23, memory per server).
+   * Writes now drop every expired entry, at most once per `ttlMs` (one pass over at most `size`).
+   */
+  private nextSweepAt = 0;
 
   constructor(
     private readonly size: number,
@@ -40,8 +46,13 @@ export class TtlCache<V> {
 
   put(id: string, value: V): void {
     if (this.size === 0 || this.ttlMs === 0) return;
+    const now = Date.now();
+    if (now >= this.nextSweepAt) {
+      for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+      this.nextSweepAt = now + this.ttlMs;
+    }
     this.entries.delete(id);
-    this.entries.set(id, { value: this.copy(value), expiresAt: Date.now() + this.ttlMs });
+    this.entries.set(id, { value: this.copy(value), expiresAt: now + this.ttlMs });
     while (this.entries.size > this.size) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
@@ -51,6 +62,11 @@ export class TtlCache<V> {
 
   delete(id: string): void {
     this.entries.delete(id);
+  }
+
+  /** Entries held, expired or not (tests). */
+  get held(): number {
+    return this.entries.size;
   }
 
   clear(): void {
