@@ -32,10 +32,18 @@ function firstNumber(rel: string, pattern: RegExp): number {
   return Number(found.replaceAll('_', ''));
 }
 
+/**
+ * The command an npm script runs. The long-running scripts `exec` it, so that a signal to npm's
+ * pid reaches the program (sh -c would not pass it on); the examples run it without npm.
+ */
+function command(script: string | undefined): string {
+  expect(script, 'npm script').toMatch(/^exec node /);
+  return script!.slice('exec '.length);
+}
+
 /** `node <args>` of an npm script, as the examples run it without npm. */
 function nodeArgs(script: string | undefined): string {
-  expect(script, 'npm script').toMatch(/^node /);
-  return script!.slice('node '.length);
+  return command(script).slice('node '.length);
 }
 
 // --- Kubernetes --------------------------------------------------------------------------------
@@ -123,8 +131,8 @@ describe('docs/deploy/kubernetes/statefulset.yaml', () => {
 
   it('execs what the image and npm start run, so node gets SIGTERM', () => {
     const cmd = JSON.parse(/^CMD (\[.*\])\s*$/m.exec(read('Dockerfile'))?.[1] ?? '[]') as string[];
-    expect(cmd.join(' ')).toBe(scripts.start);
-    expect(execLine).toBe(`exec ${scripts.start}`);
+    expect(cmd.join(' ')).toBe(command(scripts.start));
+    expect(execLine).toBe(scripts.start);
     expect(yamlValue(statefulSet, 'command')).toBe('["/bin/sh", "-c"]');
   });
 
@@ -206,7 +214,7 @@ describe('docs/deploy/systemd', () => {
       const entry = args.find((a) => a.startsWith('dist/'))!;
       expect(existsSync(path.join(ROOT, sourceOf(entry))), sourceOf(entry)).toBe(true);
     }
-    expect(scripts['start:sharded']).toBe('node --enable-source-maps dist/src/sharded.js');
+    expect(scripts['start:sharded']).toBe('exec node --enable-source-maps dist/src/sharded.js');
   });
 
   it('takes the range from the instance name: feedbot@0-3.service runs SHARD_IDS=0-3', () => {

@@ -49,8 +49,11 @@ async function replicas(kind: StateKind, n: number): Promise<PendingStore[]> {
 }
 
 /** What a handler passes: the services' store and logger, and the interaction (a press's id owns its mark). */
-function context(pending: PendingStore, logger: Logger, interactionId = '1400000000000000099'): HandlerContext {
-  return { services: { pending, logger }, interaction: { id: interactionId } } as unknown as HandlerContext;
+/** The server every confirmation here is asked in: the store's keys name it (a press from another server finds nothing). */
+const GUILD = '1300000000000000001';
+
+function context(pending: PendingStore, logger: Logger, interactionId = '1400000000000000099', guildId = GUILD): HandlerContext {
+  return { services: { pending, logger }, interaction: { id: interactionId }, guildId: () => guildId } as unknown as HandlerContext;
 }
 
 /** An import plan with something in every part: to create (with filters, paused), present, invalid with vars. */
@@ -143,9 +146,9 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     const [store] = await replicas(kind, 1);
     const { logger, lines } = captureLogger();
     const deletes = new PendingConfirmations<FeedSummary>('delete', FeedSummarySchema);
-    await store!.put(`delete:${ASKED}`, '{"id":"1","cuenta":"nasa"}', 10_000);
+    await store!.put(`delete:${GUILD}:${ASKED}`, '{"id":"1","cuenta":"nasa"}', 10_000);
     expect(await deletes.take(context(store!, logger), ASKED)).toBeUndefined();
-    await store!.put(`delete:${ASKED}`, 'not json', 10_000);
+    await store!.put(`delete:${GUILD}:${ASKED}`, 'not json', 10_000);
     expect(await deletes.take(context(store!, logger), ASKED)).toBeUndefined();
     const imports = new PendingConfirmations('import', ImportPlanSchema);
     const plan = importPlan();
@@ -157,11 +160,11 @@ describeStates('open confirmations as the commands keep them', (kind) => {
       { create: [{ ...row, estado: 'x'.repeat(101) }] },
       { invalid: [{ ...plan.invalid[0], label: 'x'.repeat(101) }] },
     ]) {
-      await store!.put(`import:${ASKED}`, JSON.stringify({ ...plan, ...changed }), 10_000);
+      await store!.put(`import:${GUILD}:${ASKED}`, JSON.stringify({ ...plan, ...changed }), 10_000);
       expect(await imports.take(context(store!, logger), ASKED)).toBeUndefined();
     }
     // The limits themselves still read back.
-    await store!.put(`import:${ASKED}`, JSON.stringify({ ...plan, create: [{ ...row, estado: 'x'.repeat(100) }], invalid: [{ ...plan.invalid[0], label: 'x'.repeat(100) }] }), 10_000);
+    await store!.put(`import:${GUILD}:${ASKED}`, JSON.stringify({ ...plan, create: [{ ...row, estado: 'x'.repeat(100) }], invalid: [{ ...plan.invalid[0], label: 'x'.repeat(100) }] }), 10_000);
     expect(await imports.take(context(store!, logger), ASKED)).toBeDefined();
     expect(lines.filter((l) => l.includes('a stored confirmation did not read back; answered as expired'))).toHaveLength(6);
   });
