@@ -6,6 +6,8 @@
  * again when Delete is pressed (it may have been revoked).
  */
 import { ChannelType, type AnySelectMenuInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
+import { RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
+import type { FeedApiClient } from '../../src/api/client.js';
 import type { FeedSummary } from '../../src/audit/events.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
@@ -148,7 +150,20 @@ export function createDeleteFeature(): DeleteFeature {
       }
       // Not a declared precondition: Cancel and an expired confirmation need no permission.
       const actor = await ctx.requireFeedManager('deleteFeed');
-      const result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
+      let result: Awaited<ReturnType<FeedApiClient['deleteFeed']>>;
+      try {
+        result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
+      } catch (error) {
+        // Refused by the request budget (the API's 429, or the gate before sending): nothing was
+        // deleted and the explanation says to try again after the reset, so the same Delete
+        // button must still work then. Its message is left as it is when it lapses: the
+        // custom_id's expiry refuses the buttons after it.
+        const left = confirmation.expires * 1000 - ctx.now();
+        if (asked !== undefined && left > 0 && (error instanceof RateLimitedError || error instanceof RateGateRefusalError)) {
+          await pending.start(ctx, asked, feed, left, () => undefined);
+        }
+        throw error;
+      }
       if (result.ok) ctx.services.audit.record(ctx.guildId(), { kind: 'feedDeleted', actor, feed }, interaction.locale);
       await ctx.respond.send({ embeds: [deletedEmbed(ctx.t, confirmation.id, result)], components: [] });
     },
