@@ -1,4 +1,7 @@
-/** Every command the bot has (slash and context-menu), for the router and the deploy script. */
+/**
+ * Every command the bot has (slash and context-menu): part of the composition root with app.ts and
+ * the entry points, the only module of src/ that imports commands/ (test/project.test.ts).
+ */
 import { apikeyCommand } from '../commands/apikey.js';
 import { createFeedCommand } from '../commands/feed/index.js';
 import { feedOfPostCommand } from '../commands/feed-of-post.js';

@@ -5,12 +5,13 @@
  */
 import { ConfigError, tokenRefusal } from './config.js';
 import { deployCommands, loadDeployConfig } from './bot/deploy.js';
+import { commands } from './commands.js';
 import { loadEnvFile } from './env-file.js';
 
 loadEnvFile();
 
 try {
-  const { count, scope } = await deployCommands(loadDeployConfig());
+  const { count, scope } = await deployCommands(loadDeployConfig(), commands);
   console.log(`Registered ${count} commands (${scope}).`);
 } catch (error) {
   const message = error instanceof ConfigError ? error.message : (tokenRefusal(error) ?? `Could not register commands: ${(error as Error).message}`);

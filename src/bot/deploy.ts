@@ -1,11 +1,12 @@
 /**
- * One bulk overwrite of every command, slash and context-menu (src/commands.ts): to a guild
- * (instant, for development) or globally.
+ * One bulk overwrite of the commands it is given, slash and context-menu: to a guild (instant, for
+ * development) or globally. The entry (src/deploy-commands.ts) hands it the bot's list
+ * (src/commands.ts), so this module stays free of commands/ (see test/project.test.ts).
  */
 import { REST, Routes, type APIApplication } from 'discord.js';
 import type { z } from 'zod';
 import { ConfigError, ConfigFields, applicationIdFromToken } from '../config.js';
-import { commands } from '../commands.js';
+import type { AppCommand } from './command.js';
 
 export const DeployConfig = ConfigFields.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
 
@@ -18,7 +19,7 @@ export function loadDeployConfig() {
 
 export type DeployConfig = z.infer<typeof DeployConfig>;
 
-export async function deployCommands(config: DeployConfig) {
+export async function deployCommands(config: DeployConfig, commands: readonly Pick<AppCommand, 'data'>[]) {
   const rest = new REST(config.DISCORD_API_URL ? { api: config.DISCORD_API_URL } : {}).setToken(config.DISCORD_TOKEN);
   const applicationId =
     config.DISCORD_APPLICATION_ID ??
