@@ -122,6 +122,12 @@ const LOADING = 1 << 7;
 /** Any answer to a command: a message that is not the "thinking…" placeholder. */
 export const answered: Expected = (m) => ((m.flags ?? 0) & LOADING) === 0;
 
+/** What a press or a pick answered (pressAnswer, pickFor): the message and the callback type that acknowledged it. */
+export interface Answer {
+  message: APIMessage;
+  ack: number | undefined;
+}
+
 /** How often messageWhen looks at the emulator's state. */
 const POLL_MS = 25;
 
@@ -251,6 +257,35 @@ export class StoryStack {
   async pressFor(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string, expected: Expected, timeoutMs = 15_000): Promise<APIMessage> {
     const pressed = this.pressButton(g, who, message, label);
     return messageWhen(this.emulator, pressed.id, expected, { timeoutMs, what: `after "${label}", the expected message` });
+  }
+
+  /**
+   * Like pressFor, with how the press was acknowledged: 7 when it edited the message it was on,
+   * 4 (or 5, deferred) when it answered with a message of its own.
+   */
+  async pressAnswer(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string, expected: Expected, timeoutMs = 15_000): Promise<Answer> {
+    const pressed = this.pressButton(g, who, message, label);
+    const answer = await messageWhen(this.emulator, pressed.id, expected, { timeoutMs, what: `after "${label}", the expected message` });
+    return { message: answer, ack: pressed.snapshot().ack?.type };
+  }
+
+  /**
+   * Picks `values` in the select whose placeholder is `placeholder` on `message` as `who` (the
+   * emulator refuses what the client would not let them pick) and waits, bounded, until the
+   * answer shows what the story asserts; with how the pick was acknowledged (see pressAnswer).
+   */
+  async pickFor(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, placeholder: string, values: string[], expected: Expected, timeoutMs = 15_000): Promise<Answer> {
+    const selects = (message.components ?? []).flatMap((row) => ('components' in row ? (row.components as { type: number; custom_id?: string; placeholder?: string }[]) : []));
+    const select = selects.find((c) => c.placeholder === placeholder && c.custom_id);
+    if (!select?.custom_id) throw new Error(`no select "${placeholder}" on message ${message.id}: ${JSON.stringify(selects.map((c) => c.placeholder))}`);
+    const picked = this.emulator.selectMenu({ messageId: message.id, customId: select.custom_id, values, ...actor(g, who) });
+    const answer = await messageWhen(this.emulator, picked.id, expected, { timeoutMs, what: `after picking ${JSON.stringify(values)} in "${placeholder}", the expected message` });
+    return { message: answer, ack: picked.snapshot().ack?.type };
+  }
+
+  /** Feed API requests the sandbox has answered for the guild's keys so far (an action that must cost none compares two). */
+  upstreamRequests(g: StoryGuild): number {
+    return this.sandbox.requests.total(g.id);
   }
 
   private pressButton(g: StoryGuild, who: 'admin' | 'crew' | 'member', message: APIMessage, label: string): InteractionHandle {

@@ -16,6 +16,7 @@ import { BodyError, sendJson } from './http.js';
 import type { InteractionInput } from './options.js';
 import { InteractionInputError } from './payloads/options.js';
 import type { RequestGuard } from './request-guard.js';
+import type { UserMessageInput } from './user-messages.js';
 
 const Actor = {
   userId: Snowflake.optional(),
@@ -241,6 +242,8 @@ export function createControlHandler(emulator: DiscordEmulator, guard: RequestGu
         const body = parse(SelectSchema, await jsonBody(req));
         return created(emulator.selectMenu({ messageId: b!, ...body }));
       }
+      case 'POST /messages':
+        return { status: 201, body: emulator.postMessage((await jsonBody(req)) as UserMessageInput) };
       case 'POST /messages/:id/command': {
         const body = parse(MessageCommandSchema, await jsonBody(req));
         return created(emulator.runMessageCommand({ messageId: b!, ...body }));

@@ -31,6 +31,7 @@ import type { ModalValues } from './payloads/modal.js';
 import type { RequestGuard } from './request-guard.js';
 import type { RestEndpoint } from './rest-endpoint.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
+import { postUserMessage, type UserMessageInput } from './user-messages.js';
 import { validateCommandList } from './validation/commands.js';
 import { waitUntil } from './waiting.js';
 
@@ -346,6 +347,11 @@ export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   /** Right-click message `messageId` → Apps → message command `commandName` (registered with type 3). */
   runMessageCommand(input: { commandName: string; messageId: string } & ActorOverrides): InteractionHandle {
     return this.sender.runMessageCommand(input);
+  }
+
+  /** A message posted by a member or a webhook, not the bot (user-messages.ts): something to right-click. */
+  postMessage(input: UserMessageInput): APIMessage {
+    return postUserMessage({ guilds: this.guildDirectory, messages: this.messageStore, events: this.events, botUserId: this.botUser.id }, input);
   }
 }
 

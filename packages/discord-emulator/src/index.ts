@@ -36,6 +36,7 @@ export type { DeliveryOutcome, DeliveryRecord } from './http-delivery/delivery-l
 export type { IdentifyBucket } from './gateway/identify-limit.js';
 export type { ChannelEvent, EmulatorEventMap, EmulatorEvents, GatewayEvent, GuildEvent, MessageEvent } from './events.js';
 export type * from './types.js';
+export { UserMessageSchema, type UserMessageInput } from './user-messages.js';
 
 /** Starts an emulator on loopback (port 0 = any free port) and resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions): Promise<DiscordEmulator> {

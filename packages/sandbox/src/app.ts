@@ -19,6 +19,7 @@ import { RequestGate } from './gate.js';
 import { PUBLIC_ROUTES, registerPublicRoutes } from './public-routes.js';
 import { ipBucket, rateLimitHeaders, type FixedWindowLimiter } from './rate-limit.js';
 import { answerAndClose, rawJsonResponse } from './raw-response.js';
+import type { RequestCount } from './request-count.js';
 import type { SandboxStore } from './store.js';
 
 export interface AppDeps {
@@ -30,6 +31,8 @@ export interface AppDeps {
   baseUrl: () => string;
   maxFeedsPerServer: number;
   bodyLimit: number;
+  /** Counts every answered request (request-count.ts), for tests. */
+  requests?: RequestCount;
   createServer: (handler: (req: IncomingMessage, res: ServerResponse) => void) => HttpsServer;
 }
 
@@ -95,6 +98,7 @@ export async function buildApp(deps: AppDeps) {
   });
 
   app.addHook('onResponse', (request, reply, done) => {
+    deps.requests?.record(gate.guildOf(request));
     if (httpLog.isLevelEnabled('debug')) {
       httpLog.debug(
         {

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './clock.js';
 import { withDefaultLimits, type ConnectionLimits } from './connection-guard.js';
 import { createFrontDoor } from './front-door.js';
 import { FixedWindowLimiter, type RateLimitConfig } from './rate-limit.js';
+import { RequestCount } from './request-count.js';
 import { seedDemoData, type SeedResult } from './seed.js';
 import { Simulator } from './simulator.js';
 import { SandboxStore } from './store.js';
@@ -58,6 +59,8 @@ export interface RunningSandbox {
   caFile: string;
   caPem: string;
   admin: SandboxAdmin;
+  /** API requests answered, per server (tests: an action that must cost none). */
+  requests: RequestCount;
   seed: SeedResult | undefined;
   /** Forget every rate-limit window (tests that need a fresh budget). */
   resetRateLimits(): void;
@@ -100,7 +103,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (seed?.seeded) logger.info({ feeds: seed.feeds, posts: seed.posts }, 'seeded demo data');
 
     let url = '';
+    const requests = new RequestCount();
     const app = await buildApp({
+      requests,
       store,
       limiter,
       clock,
@@ -132,6 +137,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       caFile: tls.caFile,
       caPem: tls.caPem,
       admin,
+      requests,
       seed,
       resetRateLimits: () => limiter.reset(),
       close: () => (closed ??= closeAll()),
