@@ -17,7 +17,7 @@ import { GuildFeature, Routes, type Client } from 'discord.js';
 import { newReference } from '../bot/explain.js';
 import { langFor, translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
-import { auditEmbed } from '../render/audit.js';
+import { auditEmbed } from './render.js';
 import { packPages } from '../render/pager.js';
 import { Limits } from '../render/style.js';
 import { embedLength } from '../render/text.js';
@@ -109,7 +109,12 @@ export function createAuditTrail(deps: AuditTrailDeps): AuditTrail {
       queues.set(guildId, fresh);
       workers.set(guildId, work(guildId, fresh));
     },
-    async flush() {
+    async flush(guildId) {
+      if (guildId !== undefined) {
+        // One guild's posts only (/feedbot forget waits for its last post before deleting the settings it reads).
+        for (let worker = workers.get(guildId); worker; worker = workers.get(guildId)) await worker.catch(() => undefined);
+        return;
+      }
       while (workers.size > 0) await Promise.allSettled([...workers.values()]);
     },
   };

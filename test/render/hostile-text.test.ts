@@ -11,7 +11,7 @@ import type { FeedListItem, Post, Stats } from '@feedbot/feed-api-contract';
 import type { AuditEvent } from '../../src/audit/events.js';
 import { translator, type Lang } from '../../src/i18n/index.js';
 import { quotedApiText } from '../../src/render/api-text.js';
-import { auditEmbed } from '../../src/render/audit.js';
+import { auditEmbed } from '../../src/audit/render.js';
 import { bulkDeleteConfirmation, bulkDeleteReportEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
 import { createdFeedEmbed, feedListView } from '../../src/render/feeds.js';
 import { postsPage } from '../../src/render/posts.js';

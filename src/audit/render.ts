@@ -1,15 +1,15 @@
 /**
  * The audit channel's posts: one embed per event kind (src/audit/events.ts), in the language the
  * trail chose. Who acted is a user mention (the post is sent without pings), and every value that
- * came from the API goes through apiText()/apiCode() (markdown.ts) so it cannot ping, link or break the layout.
+ * came from the API goes through apiText()/apiCode() (src/render/markdown.ts) so it cannot ping, link or break the layout.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import type { Actor, AuditEvent, FeedSummary } from '../audit/events.js';
+import type { Actor, AuditEvent, FeedSummary } from './events.js';
 import type { Translator } from '../i18n/index.js';
-import { kindsLabel } from './labels.js';
-import { Colors, Limits } from './style.js';
-import { apiCode, apiText } from './markdown.js';
-import { truncate } from './text.js';
+import { kindsLabel } from '../render/labels.js';
+import { Colors, Limits } from '../render/style.js';
+import { apiCode, apiText } from '../render/markdown.js';
+import { truncate } from '../render/text.js';
 
 /** Feeds listed by name in a channel-deleted post; the rest are counted. */
 const MAX_LISTED_FEEDS = 25;
@@ -42,6 +42,8 @@ function eventEmbed(t: Translator, event: AuditEvent): APIEmbed {
       return { title: t('audit.keyStopped.title'), color: Colors.danger, description: t('audit.keyStopped.description', { masked: code(event.masked) }) };
     case 'channelDeleted':
       return channelDeletedEmbed(t, event.channelId, event.channelName, event.feeds);
+    case 'guildForgotten':
+      return { title: t('forget.audit.title'), color: Colors.danger, description: t('forget.audit.description'), fields: [byField(t, event.actor)] };
   }
 }
 
