@@ -29,7 +29,7 @@ export const UserMessageSchema = z.object({
     z.object({ id: Snowflake, username: z.string().min(1).max(32), bot: z.boolean().optional() }).strict(),
     z.object({ webhook: z.object({ id: Snowflake, name: Name }).strict() }).strict(),
   ]),
-});
+}).strict();
 export type UserMessageInput = z.input<typeof UserMessageSchema>;
 
 export interface UserMessageDeps {
