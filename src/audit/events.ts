@@ -24,7 +24,33 @@ export type AuditEvent =
   /** The first 401 after a key stopped working (regenerated or revoked): posted once per key. */
   | { kind: 'keyStoppedWorking'; masked: string }
   /** A channel feeds forward into was deleted in Discord. */
-  | { kind: 'channelDeleted'; channelId: string; channelName?: string; feeds: readonly FeedSummary[] };
+  | { kind: 'channelDeleted'; channelId: string; channelName?: string; feeds: readonly FeedSummary[] }
+  /** `/feedbot forget`: the last post before the server's key and settings (this channel among them) are deleted. */
+  | { kind: 'guildForgotten'; actor: Actor }
+  // ─── Found by the health sweeps and the weekly digest (src/health/sweep/), not by a command ───
+  /** The key is refused a scope it needs (403). */
+  | { kind: 'keyScopeMissing'; masked: string; scope: string }
+  /** A feed stopped forwarding (its state is no longer `activo`), or forwards again. */
+  | { kind: 'feedInactive'; feed: FeedSummary; estado: string }
+  | { kind: 'feedActiveAgain'; feed: FeedSummary }
+  /** An active feed has not posted for longer than the server's threshold, or posts again. */
+  | { kind: 'feedQuiet'; feed: FeedSummary; days: number }
+  | { kind: 'feedPostsAgain'; feed: FeedSummary }
+  | { kind: 'weeklyDigest'; digest: DigestSummary };
+
+/** The weekly digest's content (src/health/sweep/digest.ts), from GET /stats and GET /feeds. */
+export interface DigestSummary {
+  postsThisWeek: number;
+  /** `cuentaMasActiva`: the most active account this week; null when none. */
+  mostActive: string | null;
+  active: number;
+  paused: number;
+  /** Feeds with a warning, the first few by id, each with its warnings in words. */
+  warned: readonly { feed: FeedSummary; warnings: readonly string[] }[];
+  warnedTotal: number;
+  created: number;
+  deleted: number;
+}
 
 export interface AuditTrail {
   /**
@@ -33,6 +59,6 @@ export interface AuditTrail {
    * preferred locale being used when known.
    */
   record(guildId: string, event: AuditEvent, locale?: string): void;
-  /** Resolves when every queued post has been attempted (tests, shutdown). */
-  flush(): Promise<void>;
+  /** Resolves when every queued post (of `guildId` alone when given) has been attempted (tests, shutdown, `/feedbot forget`). */
+  flush(guildId?: string): Promise<void>;
 }

@@ -1,8 +1,10 @@
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
 import * as forms from './features/forms.js';
+import * as forget from './features/forget.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
+import * as sweeps from './features/sweeps.js';
 import * as transfer from './features/transfer.js';
 import * as panel from './features/panel.js';
 
@@ -193,6 +195,8 @@ export const en = {
   ...transfer.en,
   ...panel.en,
   ...forms.en,
+  ...sweeps.en,
+  ...forget.en,
 } as const;
 
 export type MessageKey = keyof typeof en;

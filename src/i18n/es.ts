@@ -2,8 +2,10 @@ import type { MessageKey } from './en.js';
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
 import * as forms from './features/forms.js';
+import * as forget from './features/forget.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
+import * as sweeps from './features/sweeps.js';
 import * as transfer from './features/transfer.js';
 import * as panel from './features/panel.js';
 
@@ -185,4 +187,6 @@ export const es: Record<MessageKey, string> = {
   ...transfer.es,
   ...panel.es,
   ...forms.es,
+  ...sweeps.es,
+  ...forget.es,
 };
