@@ -27,7 +27,7 @@ import {
   confirmationExpiredEmbed,
   type BulkDeleteOutcome,
 } from '../../src/render/delete.js';
-import { batchProgressEmbed, batchStopLine } from '../../src/render/transfer.js';
+import { batchProgressEmbed, batchStopLine } from '../../src/transfer/render.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
 import { BulkPlanSchema } from './pending-values.js';

@@ -5,7 +5,7 @@
 import type { SlashCommandSubcommandBuilder } from 'discord.js';
 import type { SlashDeclaration } from '../../src/bot/command.js';
 import { localize } from '../../src/i18n/localize.js';
-import { exportEmbed } from '../../src/render/transfer.js';
+import { exportEmbed } from '../../src/transfer/render.js';
 import { exportDocument, toCsv, toJson } from '../../src/transfer/format.js';
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {

@@ -23,7 +23,7 @@ import {
   importPreview,
   importProgressEmbed,
   importReportEmbed,
-} from '../../src/render/transfer.js';
+} from '../../src/transfer/render.js';
 import { runBatch, tokenDeadline } from '../../src/transfer/batch.js';
 import { downloadImportFile } from '../../src/transfer/download.js';
 import { readImportFile } from '../../src/transfer/format.js';

@@ -11,7 +11,7 @@ import { ConnectionError, InvalidResponseError, ServerError, TimeoutError } from
 import type { HandlerContext } from '../bot/context.js';
 import { explain } from '../bot/explain.js';
 import type { Translator } from '../i18n/index.js';
-import type { ImportOutcome } from '../render/transfer.js';
+import type { ImportOutcome } from './render.js';
 import { StepRefusedError, type BatchReport, type BatchStep } from './batch.js';
 import { feedIdentity, type ImportRow } from './format.js';
 

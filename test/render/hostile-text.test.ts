@@ -16,7 +16,7 @@ import { bulkDeleteConfirmation, bulkDeleteReportEmbed, deleteConfirmation, dele
 import { createdFeedEmbed, feedListView } from '../../src/render/feeds.js';
 import { postsPage } from '../../src/render/posts.js';
 import { statsEmbed } from '../../src/render/stats.js';
-import { importPreview, importReportEmbed } from '../../src/render/transfer.js';
+import { importPreview, importReportEmbed } from '../../src/transfer/render.js';
 import { liveMarkdown } from './live-markdown.js';
 
 /** Between the two markers, every markdown rule Discord knows; a line break to start lines with them. */

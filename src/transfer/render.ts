@@ -4,15 +4,15 @@
  */
 import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { MessageKey, Translator } from '../i18n/index.js';
-import type { BatchProgress, BatchStop } from '../transfer/batch.js';
-import type { ImportRow, RowProblem } from '../transfer/format.js';
-import type { ImportPlan } from '../transfer/plan.js';
-import { kindsLabel } from './labels.js';
-import { noticeEmbed } from './notice.js';
-import type { MessageRow } from './pager.js';
-import { Colors, Limits } from './style.js';
-import { apiCode, apiText } from './markdown.js';
-import { truncate } from './text.js';
+import type { BatchProgress, BatchStop } from './batch.js';
+import type { ImportRow, RowProblem } from './format.js';
+import type { ImportPlan } from './plan.js';
+import { kindsLabel } from '../render/labels.js';
+import { noticeEmbed } from '../render/notice.js';
+import type { MessageRow } from '../render/pager.js';
+import { Colors, Limits } from '../render/style.js';
+import { apiCode, apiText } from '../render/markdown.js';
+import { truncate } from '../render/text.js';
 
 /**
  * The one progress message of a batch: `countKey` is the caller's "{done} of {total} created"
