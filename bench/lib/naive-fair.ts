@@ -20,7 +20,7 @@ import { request, type Dispatcher } from 'undici';
 import type { FeedListResponse } from '@feedbot/feed-api-contract';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
 import { translator } from '../../src/i18n/index.js';
-import { feedListView } from '../../src/render/feeds.js';
+import { feedListView } from '../../commands/feed/render-feeds.js';
 import { RestCapture } from './discord.js';
 
 interface SealedKey {

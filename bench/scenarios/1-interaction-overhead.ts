@@ -16,7 +16,7 @@
 import { PerformanceObserver } from 'node:perf_hooks';
 import { Events, type APIEmbed } from 'discord.js';
 import { createDiscordClient } from '../../src/bot/discord-client.js';
-import { feedListView } from '../../src/render/feeds.js';
+import { feedListView } from '../../commands/feed/render-feeds.js';
 import { translator } from '../../src/i18n/index.js';
 import { BENCH_SECRET, startBenchBot } from '../lib/bot.js';
 import { chatInput, dispatch, RestCapture, type Invoker } from '../lib/discord.js';

@@ -6,7 +6,7 @@ import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { AUTOCOMPLETE_BUDGET_MS } from '../../src/bot/router.js';
 import { stateAutocomplete } from '../../src/health/state-autocomplete.js';
-import { feedChoiceName } from '../../src/render/feeds.js';
+import { feedChoiceName } from './render-feeds.js';
 import { Limits } from '../../src/render/style.js';
 
 function matches(feed: FeedListItem, query: string, channelName: string | undefined): boolean {

@@ -26,7 +26,7 @@ import {
   bulkDeleteReportEmbed,
   confirmationExpiredEmbed,
   type BulkDeleteOutcome,
-} from '../../src/render/delete.js';
+} from './render-delete.js';
 import { batchProgressEmbed, batchStopLine } from '../../src/transfer/render.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';

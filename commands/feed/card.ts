@@ -12,7 +12,7 @@ import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int } from '../../src/bot/custom-id.js';
 import { UserError } from '../../src/bot/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
-import { confirmationExpiredEmbed, deleteConfirmation } from '../../src/render/delete.js';
+import { confirmationExpiredEmbed, deleteConfirmation } from './render-delete.js';
 import { feedCard } from './card-view.js';
 import { PendingConfirmations, confirmationExpiry, feedSummary } from './confirmations.js';
 import { deleteConfirmId } from './delete.js';

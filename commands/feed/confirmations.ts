@@ -12,7 +12,7 @@ import type { HandlerContext } from '../../src/bot/context.js';
 import type { RepliableInteraction } from '../../src/bot/responder.js';
 import { ConfirmationsUnavailableError, type PendingStore } from '../../src/bot/pending.js';
 import type { Logger } from '../../src/logger.js';
-import { confirmationExpiredEmbed } from '../../src/render/delete.js';
+import { confirmationExpiredEmbed } from './render-delete.js';
 
 const DEFAULT_CONFIRM_TTL_MS = 60_000;
 /**

@@ -24,7 +24,7 @@ import { UserError } from '../../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/bot/options.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
-import { createdFeedEmbed } from '../../src/render/feeds.js';
+import { createdFeedEmbed } from './render-feeds.js';
 import { kindLabel, kindsLabel } from '../../src/render/labels.js';
 
 const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;

@@ -16,7 +16,7 @@ import { InvalidOptionError, UserError } from '../../src/bot/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
-import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from '../../src/render/delete.js';
+import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from './render-delete.js';
 import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
 import { createDeletePicker } from './delete-picker.js';
 import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';

@@ -13,7 +13,7 @@ import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
 import { healthView } from '../../src/health/feed-health.js';
 import { parseAccountFilter, parseStateFilter } from '../../src/health/list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
-import { feedListView } from '../../src/render/feeds.js';
+import { feedListView } from './render-feeds.js';
 import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';
 import { manageSelectId } from './card.js';
 import { ALL_STATES, listPanel } from './panel-view.js';

@@ -12,7 +12,7 @@ import { FEED_STATES, type FeedListItem } from '@feedbot/feed-api-contract';
 import { WARNING_ICONS, warningText } from '../../src/health/feed-health.js';
 import type { FeedRow } from '../../src/health/list-filter.js';
 import type { MessageKey, Translator } from '../../src/i18n/index.js';
-import type { FeedListView } from '../../src/render/feeds.js';
+import type { FeedListView } from './render-feeds.js';
 import { plainLine } from '../../src/render/markdown.js';
 import { pagerRows, type MessageRow } from '../../src/render/pager.js';
 

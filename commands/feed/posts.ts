@@ -9,7 +9,7 @@ import { customId, int, oneOf, optional, snowflake, type Decoded } from '../../s
 import { knownKind } from '../../src/bot/options.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { kindLabel } from '../../src/render/labels.js';
-import { postsPage } from '../../src/render/posts.js';
+import { postsPage } from './render-posts.js';
 import { FEED_ID, POSTS_LIMIT, boundedOption, feedIdOption, integerOption } from './integer-options.js';
 
 export const postsPageId = customId('feed:posts', {

@@ -4,14 +4,14 @@
  */
 import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { DeleteFeedResponse, FeedListItem } from '@feedbot/feed-api-contract';
-import type { FeedSummary } from '../audit/events.js';
-import type { Translator } from '../i18n/index.js';
-import { quotedApiText } from './api-text.js';
-import { noticeEmbed } from './notice.js';
-import type { MessageRow } from './pager.js';
-import { Colors, Limits } from './style.js';
-import { apiCode, apiText } from './markdown.js';
-import { truncate } from './text.js';
+import type { FeedSummary } from '../../src/audit/events.js';
+import type { Translator } from '../../src/i18n/index.js';
+import { quotedApiText } from '../../src/render/api-text.js';
+import { noticeEmbed } from '../../src/render/notice.js';
+import type { MessageRow } from '../../src/render/pager.js';
+import { Colors, Limits } from '../../src/render/style.js';
+import { apiCode, apiText } from '../../src/render/markdown.js';
+import { truncate } from '../../src/render/text.js';
 
 /** What a confirmation says besides its feeds: health marks, and the role that allowed the asker. */
 export interface ConfirmationContext {

@@ -1,18 +1,19 @@
 /**
- * Embeds for feeds: the list, a created feed, and the autocomplete label of a feed. Everything in
- * src/render is a pure function from API data to Discord JSON, so the exact payloads are easy to
- * test and every limit is enforced in one place.
+ * Embeds for feeds: the list, a created feed, and the autocomplete label of a feed. Like every
+ * renderer (each beside its feature, the shared pieces in src/render), these are pure functions from
+ * API data to Discord JSON, so the exact payloads are easy to test and every limit is enforced in
+ * one place.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
-import type { Translator } from '../i18n/index.js';
-import { warningText, type HealthView } from '../health/feed-health.js';
-import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from '../health/list-filter.js';
-import { kindsLabel, stateLabel } from './labels.js';
-import { Colors, Limits } from './style.js';
-import { apiCode, apiText, codeContent, plainLine } from './markdown.js';
-import { truncate, unixSeconds } from './text.js';
-import { packPages } from './pager.js';
+import type { Translator } from '../../src/i18n/index.js';
+import { warningText, type HealthView } from '../../src/health/feed-health.js';
+import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from '../../src/health/list-filter.js';
+import { kindsLabel, stateLabel } from '../../src/render/labels.js';
+import { Colors, Limits } from '../../src/render/style.js';
+import { apiCode, apiText, codeContent, plainLine } from '../../src/render/markdown.js';
+import { truncate, unixSeconds } from '../../src/render/text.js';
+import { packPages } from '../../src/render/pager.js';
 
 /** Feeds per page when they are short; long values make pages smaller (see paginateFeeds). */
 export const FEEDS_PER_PAGE = 10;

@@ -3,13 +3,13 @@
  */
 import type { APIEmbed } from 'discord.js';
 import type { Post } from '@feedbot/feed-api-contract';
-import type { Translator } from '../i18n/index.js';
-import { kindLabel, singleKindLabel } from './labels.js';
-import { noticeEmbed } from './notice.js';
-import { packPages, pagerRows, type MessageRow } from './pager.js';
-import { Colors, Limits } from './style.js';
-import { apiText } from './markdown.js';
-import { embedLength, safeHttpUrl, truncate, unixSeconds } from './text.js';
+import type { Translator } from '../../src/i18n/index.js';
+import { kindLabel, singleKindLabel } from '../../src/render/labels.js';
+import { noticeEmbed } from '../../src/render/notice.js';
+import { packPages, pagerRows, type MessageRow } from '../../src/render/pager.js';
+import { Colors, Limits } from '../../src/render/style.js';
+import { apiText } from '../../src/render/markdown.js';
+import { embedLength, safeHttpUrl, truncate, unixSeconds } from '../../src/render/text.js';
 
 /** Caption room per post: ten posts with their fields stay under the 6000-character limit. */
 const CAPTION_MAX = 400;
