@@ -65,7 +65,8 @@ describe.each(TRANSPORTS)('issue 21: the feed panel, the card and Feed of this p
       // The panel's own request is answered: from here on, every filter and page is the cache's.
       const before = s.upstreamRequests(g);
       expect(before, 'the key check and the typed /feed list reached the sandbox').toBeGreaterThan(0);
-      const shown = s.emulator.messages({ channelId: g.channels.news }).map((m) => m.id);
+      const publicIds = () => s.emulator.messages({ channelId: g.channels.news }).filter((m) => ((m.flags ?? 0) & 64) === 0).map((m) => m.id);
+      const shown = publicIds();
 
       const byChannel = await s.pickFor(g, 'member', panel, g.t('panel.channel.placeholder'), [g.channels.media], titled(g.t('list.title.channel', { channel: 'media' })));
       expect(byChannel.ack).toBe(7);
@@ -95,9 +96,15 @@ describe.each(TRANSPORTS)('issue 21: the feed panel, the card and Feed of this p
       expect(next.message.embeds[0]!.description).toContain(problemsText);
       expect([...firstPage, ...shownIds(next.message)].sort((a, b) => a - b)).toEqual(paused);
 
+      // Someone else's pick is refused privately and leaves the panel as it was.
+      const notYours = await s.pickFor(g, 'crew', next.message, g.t('panel.channel.placeholder'), [g.channels.news], (m) => m.embeds[0]?.description === g.t('panel.notYours'));
+      expect(notYours.message.flags).toBe(64);
+      expect(notYours.message.id).not.toBe(panel.id);
+      expect(s.emulator.message(panel.id)!.embeds).toEqual(next.message.embeds);
+
       expect(s.upstreamRequests(g), 'feed API requests made by the filters and the page turn').toBe(before);
       // Nothing new was posted either: the four answers were the panel itself, edited.
-      expect(s.emulator.messages({ channelId: g.channels.news }).map((m) => m.id)).toEqual(shown);
+      expect(publicIds()).toEqual(shown);
       // The count sees a request when there is one: a typed /feed list asks the API afresh, once.
       await s.command(g, 'member', 'feed', 'list');
       expect(s.upstreamRequests(g), 'a typed /feed list').toBe(before + 1);
