@@ -9,7 +9,7 @@ import type { SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
-import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from '../../src/render/audit-channel.js';
+import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from './render-audit-channel.js';
 import type { FeedbotGroup } from './index.js';
 
 export const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;

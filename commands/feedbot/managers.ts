@@ -9,7 +9,7 @@ import type { HandlerContext } from '../../src/bot/context.js';
 import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { MessageKey } from '../../src/i18n/index.js';
-import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from '../../src/render/managers.js';
+import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from './render-managers.js';
 import { MAX_MANAGER_ROLES } from '../../src/settings/schema.js';
 import type { FeedbotGroup } from './index.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/audit/events.js';
 import { translator } from '../../src/i18n/index.js';
 import { auditEmbed } from '../../src/audit/render.js';
-import { auditStatusEmbed } from '../../src/render/audit-channel.js';
+import { auditStatusEmbed } from '../../commands/feedbot/render-audit-channel.js';
 
 const at = new Date('2026-11-23T19:00:00.000Z');
 const en = (e: AuditEvent) => auditEmbed(translator('en'), e, at);

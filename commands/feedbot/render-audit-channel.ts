@@ -1,12 +1,12 @@
 /** /feedbot audit-channel: the answers to set, off and status. */
 import { TimestampStyles, time, type APIEmbed } from 'discord.js';
-import type { PostPermission } from '../audit/post-permissions.js';
-import type { KnownFailureReason } from '../audit/post-failure.js';
-import type { Translator } from '../i18n/index.js';
-import type { GuildSettings } from '../settings/schema.js';
-import { noticeEmbed } from './notice.js';
-import { Colors, Limits } from './style.js';
-import { truncate } from './text.js';
+import type { PostPermission } from '../../src/audit/post-permissions.js';
+import type { KnownFailureReason } from '../../src/audit/post-failure.js';
+import type { Translator } from '../../src/i18n/index.js';
+import type { GuildSettings } from '../../src/settings/schema.js';
+import { noticeEmbed } from '../../src/render/notice.js';
+import { Colors, Limits } from '../../src/render/style.js';
+import { truncate } from '../../src/render/text.js';
 
 type AuditFailure = NonNullable<GuildSettings['auditFailure']>;
 

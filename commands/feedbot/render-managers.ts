@@ -4,9 +4,9 @@
  * with no allowed mentions, so nobody is pinged.
  */
 import { roleMention, type APIEmbed } from 'discord.js';
-import type { Translator } from '../i18n/index.js';
-import { MAX_MANAGER_ROLES } from '../settings/schema.js';
-import { Colors } from './style.js';
+import type { Translator } from '../../src/i18n/index.js';
+import { MAX_MANAGER_ROLES } from '../../src/settings/schema.js';
+import { Colors } from '../../src/render/style.js';
 
 export function managersListEmbed(t: Translator, roleIds: readonly string[]): APIEmbed {
   const allows = { name: t('managers.allows.name'), value: t('managers.allows.value') };
