@@ -15,7 +15,7 @@ import { customId } from '../src/bot/custom-id.js';
 import { UserError } from '../src/bot/errors.js';
 import { localize } from '../src/i18n/localize.js';
 import { maskKey, type StoredKey } from '../src/keys/store.js';
-import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyOwnership, type KeyStatus, type ScopeCheck } from '../src/render/apikey.js';
+import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyOwnership, type KeyStatus, type ScopeCheck } from './apikey/render.js';
 import { noticeEmbed } from '../src/render/notice.js';
 import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 

@@ -14,7 +14,7 @@
  *     admin is told so and how to get it verified.
  */
 import type { Interaction } from 'discord.js';
-import type { KeyOwnership } from '../../src/render/apikey.js';
+import type { KeyOwnership } from './render.js';
 
 export type OwnershipVerdict =
   /** What the store remembers of the check (src/keys/schema.ts `ownership`). */

@@ -10,7 +10,7 @@ import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentR
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
 import { ExpiredComponentError } from '../../src/bot/errors.js';
-import { keyModal } from '../../src/render/apikey.js';
+import { keyModal } from '../apikey/render.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
 import { KEY_INPUT_ID, keyStatus, removeGuildKey, storeKeyFromModal } from '../apikey.js';
 import { confirmationExpiry } from '../feed/confirmations.js';

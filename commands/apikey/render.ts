@@ -10,9 +10,9 @@ import {
   type APIEmbedField,
 } from 'discord.js';
 import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
-import type { Translator } from '../i18n/index.js';
-import type { StoredKey } from '../keys/schema.js';
-import { Colors } from './style.js';
+import type { Translator } from '../../src/i18n/index.js';
+import type { StoredKey } from '../../src/keys/schema.js';
+import { Colors } from '../../src/render/style.js';
 
 /** Lengths the form accepts; the command checks the characters. */
 export const KEY_LENGTH = { min: 8, max: 512 } as const;
