@@ -4,7 +4,7 @@
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import type { CommandModule } from '../src/bot/command.js';
 import { localize } from '../src/i18n/localize.js';
-import { statsEmbed } from '../src/render/stats.js';
+import { statsEmbed } from './stats/render.js';
 
 export const statsCommand: CommandModule = {
   data: localize(new SlashCommandBuilder().setName('stats'), { name: 'cmd.stats.name', description: 'cmd.stats.description' }).setContexts(

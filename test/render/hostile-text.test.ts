@@ -15,7 +15,7 @@ import { auditEmbed } from '../../src/audit/render.js';
 import { bulkDeleteConfirmation, bulkDeleteReportEmbed, deleteConfirmation, deletedEmbed } from '../../commands/feed/render-delete.js';
 import { createdFeedEmbed, feedListView } from '../../commands/feed/render-feeds.js';
 import { postsPage } from '../../commands/feed/render-posts.js';
-import { statsEmbed } from '../../src/render/stats.js';
+import { statsEmbed } from '../../commands/stats/render.js';
 import { importPreview, importReportEmbed } from '../../src/transfer/render.js';
 import { liveMarkdown } from './live-markdown.js';
 

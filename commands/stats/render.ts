@@ -1,10 +1,10 @@
 /** The /stats embed. */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Stats } from '@feedbot/feed-api-contract';
-import type { MessageKey, Translator } from '../i18n/index.js';
-import { Colors, Limits } from './style.js';
-import { apiCode, apiText } from './markdown.js';
-import { truncate, unixSeconds } from './text.js';
+import type { MessageKey, Translator } from '../../src/i18n/index.js';
+import { Colors, Limits } from '../../src/render/style.js';
+import { apiCode, apiText } from '../../src/render/markdown.js';
+import { truncate, unixSeconds } from '../../src/render/text.js';
 
 /** `guild`: the server's name when Discord told us (the gateway's cache), shown instead of its id. */
 export function statsEmbed(t: Translator, stats: Stats, guild: { id: string; name?: string | undefined } | undefined = undefined): APIEmbed {
