@@ -57,6 +57,11 @@ export class Conversation {
     await this.messages().filter({ hasText: text }).first().waitFor({ timeout: STEP_MS });
   }
 
+  /** The select `nth` (0 = the first) under the conversation's message `message` (default the first). */
+  select(nth = 0, message = 0): Locator {
+    return this.messages().nth(message).getByTestId('select').nth(nth);
+  }
+
   /** Presses the button labelled `label` on the conversation's message. */
   async press(label: string): Promise<void> {
     await this.messages().locator('discord-button', { hasText: label }).first().click();
@@ -144,6 +149,38 @@ export class GuidePage {
     return post;
   }
 
+  /**
+   * Opens `select` (in a message or a form), types `search` into its search box and picks the
+   * first option that contains `option`, as a visitor does; a single select sends at once.
+   */
+  async pick(select: Locator, search: string, option: string): Promise<void> {
+    await select.getByRole('combobox').click();
+    await select.getByRole('searchbox').fill(search);
+    await select.getByRole('option').filter({ hasText: option }).first().click({ timeout: STEP_MS });
+  }
+
+  /** Right-clicks `message` (or a part of it) and points at Apps, so the menu lists the message commands; returns the menu. */
+  async openAppsMenu(message: Locator, apps: string): Promise<Locator> {
+    await message.click({ button: 'right' });
+    const menu = this.page.getByTestId('message-menu');
+    await menu.getByRole('menuitem', { name: apps }).hover();
+    return menu;
+  }
+
+  /**
+   * Does `action` (a pick, a press, a menu item) and returns the private answer (only its author
+   * sees it) showing `text` that it brought: one more than before, not an earlier one.
+   */
+  async privateAnswerTo(text: string, action: () => Promise<void>): Promise<Locator> {
+    const answers = this.page.locator('#log > discord-message[data-ephemeral]').filter({ hasText: text });
+    const before = await answers.count();
+    await action();
+    await this.poll(async () => ((await answers.count()) > before ? true : undefined));
+    const answer = answers.nth(before);
+    await this.page.waitForFunction((node) => node !== null && !node.querySelector('.thinking') && Boolean(node.querySelector('discord-embed')), await answer.elementHandle(), { timeout: STEP_MS, polling: 100 });
+    return answer;
+  }
+
   /** The bot's form, once it is open. */
   modal(): Locator {
     return this.page.getByTestId('modal');
@@ -159,10 +196,11 @@ export class GuidePage {
 
   /**
    * Writes a PNG of `target` (a message, the form) to `file`, once its images are decoded and
-   * it has settled, with the mouse out of the way; in 256 colours (quantize.ts).
+   * it has settled, with the mouse out of the way; in 256 colours (quantize.ts). With `around`,
+   * the picture is the smallest rectangle holding `target` and those too (a menu beside its message).
    */
-  async picture(target: Locator, file: string): Promise<void> {
-    await this.page.mouse.move(0, 0);
+  async picture(target: Locator, file: string, around: Locator[] = []): Promise<void> {
+    if (around.length === 0) await this.page.mouse.move(0, 0);
     await target.evaluate(async (node) => {
       const images = [node, ...Array.from(node.querySelectorAll('*'))].flatMap((n) => (n.shadowRoot ? Array.from(n.shadowRoot.querySelectorAll('img')) : [])).concat(Array.from(node.querySelectorAll('img')));
       await Promise.all(images.map((img) => img.decode().catch(() => undefined)));
@@ -171,7 +209,18 @@ export class GuidePage {
     // Two frames at 60 Hz and some: lazily drawn parts of the renderer settle.
     await this.page.waitForTimeout(100);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, smallerPng(await target.screenshot({ animations: 'disabled', caret: 'hide' })));
+    const shot = around.length === 0 ? await target.screenshot({ animations: 'disabled', caret: 'hide' }) : await this.page.screenshot({ animations: 'disabled', caret: 'hide', clip: await this.union([target, ...around]) });
+    writeFileSync(file, smallerPng(shot));
+  }
+
+  /** The rectangle (in whole pixels) that holds every one of `parts`. */
+  private async union(parts: Locator[]): Promise<{ x: number; y: number; width: number; height: number }> {
+    const boxes = await Promise.all(parts.map(async (part) => (await part.boundingBox()) ?? Promise.reject(new Error('a part of the picture is not shown'))));
+    const x = Math.floor(Math.min(...boxes.map((b) => b.x)));
+    const y = Math.floor(Math.min(...boxes.map((b) => b.y)));
+    const right = Math.ceil(Math.max(...boxes.map((b) => b.x + b.width)));
+    const bottom = Math.ceil(Math.max(...boxes.map((b) => b.y + b.height)));
+    return { x, y, width: right - x, height: bottom - y };
   }
 
   private async poll<T>(read: () => Promise<T | undefined>): Promise<T> {
@@ -179,7 +228,7 @@ export class GuidePage {
     for (;;) {
       const value = await read();
       if (value !== undefined) return value;
-      if (performance.now() > deadline) throw new Error('the command did not appear in the log');
+      if (performance.now() > deadline) throw new Error('what was awaited did not appear in the log within the step time');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

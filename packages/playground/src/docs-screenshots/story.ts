@@ -14,6 +14,8 @@ export interface PictureCheck {
   says?: string[];
   /** Literal texts it must show too, in any language (an account name, a feed id). */
   shows?: string[];
+  /** More of the page in the same picture (a menu open beside the message); their text counts too. */
+  around?: Locator[];
 }
 
 export interface StoryContext {
@@ -62,15 +64,15 @@ export class PictureTaker {
       demo,
       text,
       picture: async (target, name, check = {}) => {
-        const shown = await shownText(target);
+        const shown = (await Promise.all([target, ...(check.around ?? [])].map(shownText))).join('\n');
         const problems = [
-          ...(check.says ?? []).flatMap((key) => missingFragments(text(key), shown).map((piece) => `${key}: “${piece}”`)),
+          ...(check.says ?? []).flatMap((key) => missingFragments(text(key), shown, this.catalogues.variants).map((piece) => `${key}: “${piece}”`)),
           ...(check.shows ?? []).filter((literal) => !shown.includes(literal)).map((literal) => `“${literal}”`),
         ];
         if (problems.length) throw new Error(`${name} (${lang}) does not show ${problems.join(', ')}; it shows: ${shown.replace(/\s+/g, ' ').slice(0, 400)}`);
         const file = `${name}.png`;
         if (this.written[lang].includes(file)) throw new Error(`two pictures named ${file}`);
-        await page.picture(target, join(this.outDir, lang, 'images', file));
+        await page.picture(target, join(this.outDir, lang, 'images', file), check.around);
         this.written[lang].push(file);
       },
     };

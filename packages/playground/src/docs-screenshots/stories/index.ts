@@ -10,6 +10,7 @@ import { errorStories, outageStory } from './errors.js';
 import { feedStories } from './feeds.js';
 import { healthStories } from './health.js';
 import { managerStories } from './managers.js';
+import { settingsStories } from './settings.js';
 import { transferStories } from './transfer.js';
 
 export const STORIES: readonly Story[] = [
@@ -17,6 +18,7 @@ export const STORIES: readonly Story[] = [
   ...feedStories,
   ...auditStories,
   ...healthStories,
+  ...settingsStories,
   ...managerStories,
   ...transferStories,
   ...errorStories,
