@@ -98,6 +98,62 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await pg.shot('04-posts');
   });
 
+  it.each(['en', 'es'] as const)('the /feed list panel filters through its channel select in the page, editing the same message (%s)', async (lang) => {
+    await pg.speak(lang);
+    const conversation = await pg.run('feed list');
+    publicGroups.push(conversation.id);
+    const message = conversation().first();
+    await message.locator('discord-embed-field[field-title*="@cocina.facil"]').waitFor();
+    const messageId = await message.getAttribute('data-message-id');
+    // Manage a feed…, the channel select, the state select.
+    const selects = message.getByTestId('select');
+    await expect.poll(() => selects.count()).toBe(3);
+    const channel = selects.nth(1);
+    await expect(channel.getByRole('combobox').textContent()).resolves.toContain(lang === 'en' ? 'Filter by channel…' : 'Filtrar por canal…');
+    await channel.getByRole('combobox').click();
+    await channel.getByRole('searchbox').fill('new');
+    await expect.poll(() => channel.getByRole('option').allTextContents()).toEqual([expect.stringContaining('news')]);
+    await channel.getByRole('searchbox').press('Enter');
+    // The same message, edited in place: only #news's feeds, the select showing #news.
+    const title = lang === 'en' ? 'Feeds in #news' : 'Feeds en #news';
+    await conversation(`[data-message-id="${messageId}"]`).locator(`discord-embed[embed-title="${title}"]`).waitFor();
+    await expect.poll(() => message.locator('discord-embed-field').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('field-title')))).toEqual([
+      expect.stringContaining('@nasa'),
+      expect.stringContaining('@spacex'),
+    ]);
+    await expect(channel.getByRole('combobox').textContent()).resolves.toContain('news');
+    await expect(conversation().count()).resolves.toBe(1);
+    await pg.shot(`04b-list-filtered-${lang}`);
+    await pg.speak('en');
+  });
+
+  it.each(['en', 'es'] as const)('right-click a post → Apps → Feed of this post opens the card of the feed that forwarded it (%s)', async (lang) => {
+    await pg.speak(lang);
+    const posts = await pg.run('feed posts', async () => {
+      await pg.autocomplete('id', 'nasa', '@nasa');
+      await page.getByTestId('option-limite').fill('1');
+    });
+    publicGroups.push(posts.id);
+    const post = posts().locator('discord-embed[image]').first();
+    await post.waitFor();
+    const card = page.locator(`#log > discord-message${EPHEMERAL}`).filter({ has: page.locator('discord-embed[embed-title="Feed #1 · @nasa"]') });
+    const cardsBefore = await card.count();
+    await post.click({ button: 'right' });
+    const menu = page.getByTestId('message-menu');
+    await menu.getByRole('menuitem', { name: lang === 'en' ? 'Apps' : 'Aplicaciones' }).hover();
+    await menu.getByRole('menuitem', { name: lang === 'en' ? 'Feed of this post' : 'Feed de esta publicación' }).click();
+    await menu.waitFor({ state: 'detached' });
+    await expect.poll(() => card.count()).toBe(cardsBefore + 1);
+    const answer = card.last();
+    adminPrivateGroups.push((await answer.getAttribute('data-group'))!);
+    await expect(answer.locator('discord-embed-field').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('field-title')))).resolves.toEqual(
+      lang === 'en' ? ['Account', 'Channel', 'State', 'Content', 'Filters', 'Health', 'Latest post'] : ['Cuenta', 'Canal', 'Estado', 'Contenido', 'Filtros', 'Estado de salud', 'Última publicación'],
+    );
+    await expect(answer.locator('discord-button').evaluateAll((nodes) => nodes.map((n) => n.textContent?.trim()))).resolves.toEqual(lang === 'en' ? ['Posts', 'Delete'] : ['Publicaciones', 'Eliminar']);
+    await pg.shot(`04c-feed-of-post-${lang}`);
+    await pg.speak('en');
+  });
+
   it('an admin deletes the feed with the private confirmation; the buttons update the message in place', async () => {
     const conversation = await pg.run('feed delete', () => pg.autocomplete('id', 'playwright', '@playwright.test'));
     adminPrivateGroups.push(conversation.id);
