@@ -85,7 +85,9 @@ async function run(message: Message, ctx: HandlerContext): Promise<void> {
     throw new UserError('feedOfPost.none', { count: here.length, channel });
   }
   if (matches.length === 1) {
-    await ctx.respond.send(await cardFor(ctx, matches[0]!.id));
+    // Its posts were just read: the card needs no second request.
+    const i = read.indexOf(matches[0]!);
+    await ctx.respond.send(await cardFor(ctx, matches[0]!.id, { feed: matches[0]!, latest: posts[i]!.posts[0] }));
     return;
   }
   await ctx.respond.send({

@@ -18,7 +18,7 @@ import { PendingConfirmations, confirmationExpiry, feedSummary } from './confirm
 import { deleteConfirmId } from './delete.js';
 import { FeedSummarySchema } from './pending-values.js';
 import { openCardId, showPosts } from './posts.js';
-import { POSTS_LIMIT_DEFAULT } from '@feedbot/feed-api-contract';
+import { POSTS_LIMIT_DEFAULT, type FeedListItem, type Post } from '@feedbot/feed-api-contract';
 
 /** "Manage a feed…" under /feed list: the options' values are feed ids. */
 export const manageSelectId = customId('feed:manage', {});
@@ -36,20 +36,34 @@ function chosenFeedId(interaction: AnySelectMenuInteraction): number {
 
 /**
  * The card of feed `id`: the feed from the guild's list (the cache when it is fresh) and its
- * latest post (one GET /feeds/{id}/posts).
+ * latest post (one GET /feeds/{id}/posts). A caller that already read them passes them in
+ * (`known`), and nothing is asked again.
  */
-export async function cardFor(ctx: HandlerContext, id: number) {
-  const list = await ctx.call((api, auth) => api.listFeeds(auth));
-  const feed = list.feeds.find((f) => f.id === id);
-  if (!feed) throw new UserError('error.notFound', { id });
-  const [view, posts] = await Promise.all([healthView(ctx, [feed]), ctx.call((api, auth) => api.listPosts(auth, id, { limite: 1 }))]);
+export async function cardFor(ctx: HandlerContext, id: number, known?: { feed: FeedListItem; latest: Post | undefined }) {
+  const feed = known?.feed ?? (await findFeed(ctx, id));
+  const [view, latest] = await Promise.all([
+    healthView(ctx, [feed]),
+    known ? known.latest : ctx.call((api, auth) => api.listPosts(auth, id, { limite: 1 })).then((p) => p.posts[0]),
+  ]);
   return feedCard(ctx.t, {
     feed,
     warnings: feedWarnings(feed, view),
     staleAfterDays: view.staleAfterDays,
-    latest: posts.posts[0],
+    latest,
     ids: { posts: cardPostsId.encode({ id }), delete: cardDeleteId.encode({ id }) },
   });
+}
+
+/**
+ * Feed `id` from the guild's list: the cached list first; a feed created since (outside the bot,
+ * within the cache's 30 s) is not in it, so a miss asks the API once more before saying it does
+ * not exist.
+ */
+async function findFeed(ctx: HandlerContext, id: number): Promise<FeedListItem> {
+  const cached = await ctx.call((api, auth) => api.listFeeds(auth));
+  const feed = cached.feeds.find((f) => f.id === id) ?? (await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }))).feeds.find((f) => f.id === id);
+  if (!feed) throw new UserError('error.notFound', { id });
+  return feed;
 }
 
 export interface CardFeature {

@@ -63,14 +63,14 @@ describe('Feed of this post', () => {
 
   botTest('one candidate: its card, from the post link in an embed', async ({ bot: h }) => {
     serve(h, [feed(1), feed(2), feed(3, OTHER_CHANNEL)], { 1: ['AAA', 'BBB'], 2: ['CCC'] });
-    serveCard(h, 2);
     await h.run(messageCommand('Feed of this post', { embeds: [{ title: 'New post', url: `${postUrl('CCC')}?igsh=x` }] }));
     expect(last(h)).toMatchObject({ type: 4, data: { flags: MessageFlags.Ephemeral, embeds: [{ title: 'Feed #2 · @acct2' }] } });
+    // The channel's two feeds, read once each: the card reuses what was just read.
+    expect(postsRead(h)).toBe(2);
   });
 
   botTest('finds the link in a link button, or in the content', async ({ bot: h }) => {
     serve(h, [feed(1)], { 1: ['AAA'] });
-    serveCard(h, 1);
     const components = [{ type: ComponentType.ActionRow, components: [{ type: ComponentType.Button, style: ButtonStyle.Link, label: 'Open', url: postUrl('AAA') }] }];
     await h.run(messageCommand('Feed of this post', { components: components as never }));
     expect(last(h).data.embeds[0]!.title).toBe('Feed #1 · @acct1');
