@@ -45,7 +45,7 @@ export function feedCard(t: Translator, input: CardInput): { embeds: APIEmbed[];
     { name: t('card.field.channel'), value: channelMention(feed.canal), inline: true },
     { name: t('card.field.state'), value: stateLabel(t, feed.estado), inline: true },
     { name: t('card.field.kinds'), value: kindsLabel(t, feed.tipos), inline: true },
-    { name: t('card.field.filters'), value: t('list.filters', { count: feed.filtros }), inline: true },
+    { name: t('card.field.filters'), value: String(feed.filtros), inline: true },
     { name: t('card.field.health'), value: warningText(t, input.warnings, input.staleAfterDays) ?? t('card.healthy'), inline: false },
     { name: t('card.field.latest'), value: truncate(latestPostValue(t, latest), Limits.fieldValue), inline: false },
   ];

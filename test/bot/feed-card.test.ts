@@ -62,7 +62,7 @@ describe('the feed card', () => {
       ['Channel', '<#1300000000000000001>'],
       ['State', 'Active'],
       ['Content', 'Posts + Reels'],
-      ['Filters', '0 filters'],
+      ['Filters', '0'],
       ['Health', 'No problem noticed'],
       ['Latest post', `Reel · published <t:${Date.parse(latest.publicadoEn) / 1000}:R>\n[Open the post](${latest.postUrl})`],
     ]);
