@@ -7,7 +7,7 @@
  * as "ownership not verified" and says so (./apikey/ownership.ts).
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type Interaction, type ModalSubmitInteraction } from 'discord.js';
-import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
+import { ApiKeySchema, SCOPES, type Scope } from '@feedbot/feed-api-contract';
 import { probeKey } from '../src/api/key-probe.js';
 import { modal, type CommandModule, type Preconditions, type SlashDeclaration } from '../src/bot/command.js';
 import type { HandlerContext } from '../src/bot/context.js';
@@ -15,7 +15,7 @@ import { customId } from '../src/bot/custom-id.js';
 import { UserError } from '../src/bot/errors.js';
 import { localize } from '../src/i18n/localize.js';
 import { maskKey, type StoredKey } from '../src/keys/store.js';
-import { KEY_LENGTH, keyModal, keySavedEmbed, keyStatusEmbed, type KeyOwnership, type KeyStatus, type ScopeCheck } from './apikey/render.js';
+import { keyModal, keySavedEmbed, keyStatusEmbed, type KeyOwnership, type KeyStatus, type ScopeCheck } from './apikey/render.js';
 import { noticeEmbed } from '../src/render/notice.js';
 import { channelPlaces, judgeOwnership } from './apikey/ownership.js';
 
@@ -24,8 +24,6 @@ const CHANNEL_LOOKUP_MS = 2_000;
 
 export const keyModalId = customId('apikey:set', {});
 export const KEY_INPUT_ID = 'key';
-/** Printable ASCII without spaces: what API keys are made of. */
-const KEY_FORMAT = new RegExp(`^[\\x21-\\x7E]{${KEY_LENGTH.min},${KEY_LENGTH.max}}$`);
 
 /** Everything here is for admins, in a server, and private. */
 const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageKey' } } as const satisfies Preconditions;
@@ -57,7 +55,7 @@ export interface SavedKey {
 export async function storeKeyFromModal(interaction: ModalSubmitInteraction, ctx: HandlerContext): Promise<SavedKey> {
   const guildId = ctx.guildId();
   const apiKey = interaction.fields.getTextInputValue(KEY_INPUT_ID).trim();
-  if (!KEY_FORMAT.test(apiKey)) throw new UserError('apikey.badFormat');
+  if (!ApiKeySchema.safeParse(apiKey).success) throw new UserError('apikey.badFormat');
 
   // Probing takes up to three requests: acknowledge first so the deadline is never at risk.
   await ctx.respond.defer();

@@ -9,13 +9,10 @@ import {
   type APIEmbed,
   type APIEmbedField,
 } from 'discord.js';
-import { SCOPES, type Scope } from '@feedbot/feed-api-contract';
+import { API_KEY_LENGTH, SCOPES, type Scope } from '@feedbot/feed-api-contract';
 import type { Translator } from '../../src/i18n/index.js';
 import type { StoredKey } from '../../src/keys/schema.js';
 import { Colors } from '../../src/render/style.js';
-
-/** Lengths the form accepts; the command checks the characters. */
-export const KEY_LENGTH = { min: 8, max: 512 } as const;
 
 export function keyModal(t: Translator, ids: { modal: string; input: string }): ModalBuilder {
   return new ModalBuilder()
@@ -30,8 +27,9 @@ export function keyModal(t: Translator, ids: { modal: string; input: string }): 
             .setCustomId(ids.input)
             .setStyle(TextInputStyle.Short)
             .setRequired(true)
-            .setMinLength(KEY_LENGTH.min)
-            .setMaxLength(KEY_LENGTH.max),
+            // The contract's lengths; the command checks the whole rule (ApiKeySchema) on submit.
+            .setMinLength(API_KEY_LENGTH.min)
+            .setMaxLength(API_KEY_LENGTH.max),
         ),
     );
 }

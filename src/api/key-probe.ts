@@ -15,7 +15,8 @@ import {
   UnauthorizedError,
 } from './errors.js';
 import type { FeedApiRequester } from './request.js';
-import { ApiKeySchema, parseInput } from './validation.js';
+import { ApiKeySchema } from '@feedbot/feed-api-contract';
+import { parseInput } from './validation.js';
 
 export type ProbeAnswer = boolean | null;
 

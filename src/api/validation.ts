@@ -3,14 +3,9 @@
  * `path: message` lines that InvalidRequestError and InvalidResponseError carry.
  */
 import { z } from 'zod';
-import { ContentKindSchema, POSTS_LIMIT_MAX, type RouteName } from '@feedbot/feed-api-contract';
+import { ApiKeySchema, ContentKindSchema, POSTS_LIMIT_MAX, type RouteName } from '@feedbot/feed-api-contract';
 import { InvalidRequestError } from './errors.js';
 
-export const ApiKeySchema = z
-  .string()
-  .min(1, 'apiKey must not be empty')
-  .max(4096)
-  .regex(/^[\x21-\x7e]+$/, 'apiKey must be printable ASCII without spaces');
 export const AuthSchema = z.object({ apiKey: ApiKeySchema, guildId: z.string().min(1, 'guildId must not be empty') });
 export const IdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 export const PostsQueryInputSchema = z

@@ -1,7 +1,7 @@
 export { KeyStore, maskKey, rotateKeys, type KeyStoreOptions, type KeyStoreAudit } from './store.js';
 export type { RotateKeysOptions, RotateKeysResult } from './rotate.js';
 export { KeyStoreError, KeyRecordError, type KeyStoreErrorCode, type KeyRecordErrorReason } from './errors.js';
-export { StoredKeySchema, GuildIdSchema, ApiKeySchema, type StoredKey, type StoredKeyPayload } from './schema.js';
+export { StoredKeySchema, GuildIdSchema, type StoredKey, type StoredKeyPayload } from './schema.js';
 export { parseSecret, generateSecret, secretsFromEnv, SecretFormatError, type SecretsFromEnv } from './secret.js';
 export {
   encryptKeyRecord,

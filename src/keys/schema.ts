@@ -3,20 +3,14 @@
  * is untrusted until it passes these: the file may be old, hand-edited or corrupted.
  */
 import { z } from 'zod';
-import { ScopeSchema } from '@feedbot/feed-api-contract';
+import { ApiKeySchema, ScopeSchema } from '@feedbot/feed-api-contract';
 
 // Digits only: a guild id becomes part of a SQLite key (`namespace:guildId`) and of the associated
 // data, so anything looser would let one id alias another.
 export const GuildIdSchema = z.string().regex(/^\d{1,32}$/, 'must be a Discord snowflake (digits only)');
 
-// The key ends up in an `Authorization: Bearer` header: printable ASCII, no whitespace.
-export const ApiKeySchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(512, 'must be at most 512 characters')
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
-
 export const StoredKeySchema = z.object({
+  /** The contract's rule, the same the /apikey form and the client hold a key to. */
   apiKey: ApiKeySchema,
   /** Discord user id of whoever set the key. */
   setBy: z.string().regex(/^\d{1,32}$/, 'must be a Discord user id'),

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { API_KEY_LENGTH } from '@feedbot/feed-api-contract';
 import {
   decryptKeyRecord,
   encryptKeyRecord,
@@ -147,7 +148,8 @@ describe('key record v1', () => {
   });
 
   it('round-trips any valid key and refuses any single-bit change (property)', () => {
-    const apiKey = fc.stringMatching(/^[\x21-\x7e]{1,80}$/);
+    // Valid as the contract's ApiKeySchema says: printable ASCII, at least API_KEY_LENGTH.min.
+    const apiKey = fc.stringMatching(new RegExp(`^[\\x21-\\x7e]{${API_KEY_LENGTH.min},80}$`));
     const field = fc.constantFrom('ct', 'tag', 'iv') as fc.Arbitrary<'ct' | 'tag' | 'iv'>;
     fc.assert(
       fc.property(apiKey, field, fc.nat(), fc.integer({ min: 0, max: 7 }), (key, name, index, bit) => {

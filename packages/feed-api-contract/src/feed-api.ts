@@ -24,6 +24,20 @@ export const SCOPES = ['feeds:read', 'feeds:write', 'stats:read'] as const;
 export const ScopeSchema = z.enum(SCOPES).meta({ id: 'Scope', description: 'A key scope' });
 export type Scope = z.infer<typeof ScopeSchema>;
 
+/**
+ * An API key, as sent in `Authorization: Bearer <key>`. The spec names no format (the dashboard's
+ * keys, like the sandbox's, are `fbk_` and 40 base62 characters), so this is the one rule the bot
+ * holds every key to: in the /apikey form, in the key store and in the client. Printable ASCII
+ * without spaces, because the key goes into a header; 8 to 512 characters, short enough to keep a
+ * pasted message out and long enough for any real key.
+ */
+export const API_KEY_LENGTH = { min: 8, max: 512 } as const;
+export const ApiKeySchema = z
+  .string()
+  .min(API_KEY_LENGTH.min, `must be at least ${API_KEY_LENGTH.min} characters`)
+  .max(API_KEY_LENGTH.max, `must be at most ${API_KEY_LENGTH.max} characters`)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
 /** Content kinds; the spec lists them for the posts filter and we use the same set for feeds. */
 export const CONTENT_KINDS = ['post', 'reel', 'story'] as const;
 export const ContentKindSchema = z
