@@ -24,6 +24,11 @@ import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
 import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
 import { MemoryPendingStore } from './bot/pending.js';
+import { DepartureStore } from './guild-data/departures.js';
+import { gatewayPresence, restPresence } from './guild-data/presence.js';
+import { GuildReconciler } from './guild-data/reconcile.js';
+import { GuildDataRetention } from './guild-data/retention.js';
+import { watchGuildMembership } from './guild-data/watch.js';
 
 export interface BotApp {
   client: Client;
@@ -36,6 +41,10 @@ export interface BotApp {
   initialResponses?: InitialResponses;
   /** `http` transport: interaction ids already received (shared by the replicas with REDIS_URL). */
   seen: SeenInteractions;
+  /** Forgetting servers the bot left (GUILD_DATA_RETENTION_HOURS) and `/feedbot forget`. */
+  guildData: GuildDataRetention;
+  /** Finds the servers the bot left unseen (HTTP mode; the gateway process that runs shard 0); undefined elsewhere. */
+  guildReconciler?: GuildReconciler;
   /** Hands a raw interaction (HTTP transport) to discord.js and the router; false once stopping. */
   dispatch(raw: Record<string, unknown>): boolean;
   /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
@@ -61,7 +70,10 @@ export type BotConfig = Pick<
   Config,
   'FEED_API_URL' | 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_SECRET_PREVIOUS' | 'DATABASE_URL' | 'DISCORD_API_URL' | 'FEED_API_TIMEOUT_MS'
 > &
-  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS' | 'REDIS_URL'>>;
+  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS' | 'REDIS_URL' | 'GUILD_DATA_RETENTION_HOURS' | 'GUILD_RECONCILE_SECONDS'>>;
+
+/** How often due departures are looked for: the retention is counted in hours. */
+const GUILD_DATA_SWEEP_MS = 3_600_000;
 
 export async function createBot(config: BotConfig, opts: StartBotOptions): Promise<BotApp> {
   const { logger } = opts;
@@ -89,6 +101,12 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     await ownSharedState?.close();
     throw error;
   });
+  const departures = await DepartureStore.open({ databaseUrl: config.DATABASE_URL, logger }).catch(async (error: unknown) => {
+    await settings.close();
+    await keys.close();
+    await ownSharedState?.close();
+    throw error;
+  });
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
     timeoutMs: config.FEED_API_TIMEOUT_MS,
@@ -102,13 +120,22 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     rest: initialResponses ? { ...opts.rest, makeRequest: initialResponses.wrap(opts.rest?.makeRequest) } : opts.rest,
     sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
   });
+  const pending = sharedState?.pendingConfirmations() ?? new MemoryPendingStore();
+  const guildLogger = logger.child({ component: 'guild-data' });
+  const guildData = new GuildDataRetention({
+    services: { keys, settings, pending, departures },
+    retentionHours: config.GUILD_DATA_RETENTION_HOURS ?? 168,
+    presence: initialResponses ? restPresence(client) : gatewayPresence(client),
+    logger: guildLogger,
+  });
   const services: BotServices = {
     api,
     keys,
     settings,
     audit: createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) }),
     channels: new ChannelDirectory(client),
-    pending: sharedState?.pendingConfirmations() ?? new MemoryPendingStore(),
+    pending,
+    guildData,
     logger: logger.child({ component: 'interactions' }),
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
   };
@@ -129,6 +156,16 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   // A deleted role stops being a feed-manager role (it could not be picked to remove it any more).
   const roleWatch = initialResponses ? undefined : watchDeletedRoles(client, settings, logger.child({ component: 'settings' }));
 
+  // Removed from a server: its data goes after the retention; added back meanwhile: nothing lost.
+  const membershipWatch = initialResponses ? undefined : watchGuildMembership(client, guildData, guildLogger);
+  guildData.start(GUILD_DATA_SWEEP_MS);
+  // Servers left unseen: HTTP mode has no gateway; over the gateway, what happened while the bot was
+  // down (one process lists: the one that runs shard 0, or the only one).
+  const runsShardZero = config.SHARD_IDS === undefined || config.SHARD_IDS.includes(0);
+  const guildReconciler =
+    initialResponses || runsShardZero ? new GuildReconciler({ rest: client.rest, databaseUrl: config.DATABASE_URL, retention: guildData, departures, logger: guildLogger }) : undefined;
+  guildReconciler?.start((config.GUILD_RECONCILE_SECONDS ?? 86_400) * 1000);
+
   let stopping: Promise<void> | undefined;
   return {
     client,
@@ -136,6 +173,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     keys,
     api,
     gatewayless: initialResponses !== undefined,
+    guildData,
+    ...(guildReconciler ? { guildReconciler } : {}),
     seen: sharedState?.seenInteractions() ?? new MemorySeenInteractions(),
     ...(initialResponses ? { initialResponses } : {}),
     dispatch(raw) {
@@ -151,10 +190,16 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         for (const command of commands) command.dispose?.();
         await channelWatch?.settled();
         await roleWatch?.settled();
+        membershipWatch?.stop();
+        guildData.stop();
+        guildReconciler?.stop();
+        await guildReconciler?.settled();
+        await guildData.settled();
         await services.audit.flush();
         await client.destroy();
         await keys.close();
         await settings.close();
+        await departures.close();
         await ownSharedState?.close();
       })();
       return stopping;

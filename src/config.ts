@@ -180,6 +180,20 @@ export const ConfigFields = z.object({
   INTERACTIONS_MODE: z.enum(['gateway', 'http'], { error: 'INTERACTIONS_MODE must be gateway or http' }).default('gateway'),
   PORT: port('PORT', '8080').default(8080),
   HOST: listenHost('HOST').default('0.0.0.0'),
+  /** Hours a removed server's key, settings and confirmations are kept in case the bot is added back; 0 deletes them at once. */
+  GUILD_DATA_RETENTION_HOURS: z
+    .string()
+    .trim()
+    .refine((v) => /^\d{1,5}$/.test(v) && Number(v) <= 8_760, { error: 'GUILD_DATA_RETENTION_HOURS must be a whole number of hours from 0 to 8760 (a year), e.g. 168' })
+    .transform(Number)
+    .default(168),
+  /** Seconds between HTTP mode's reconciliations of the servers the bot is in (default a day; shorter only for tests). */
+  GUILD_RECONCILE_SECONDS: z
+    .string()
+    .trim()
+    .refine((v) => /^\d{1,7}$/.test(v) && Number(v) >= 5 && Number(v) <= 604_800, { error: 'GUILD_RECONCILE_SECONDS must be a whole number of seconds from 5 to 604800, e.g. 86400' })
+    .transform(Number)
+    .default(86_400),
   /** The application's public key (Developer Portal → General Information), for INTERACTIONS_MODE=http. */
   DISCORD_PUBLIC_KEY: z
     .string()

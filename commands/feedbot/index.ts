@@ -11,6 +11,7 @@ import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
 import * as health from './health.js';
 import * as settings from './settings.js';
+import * as forget from './forget.js';
 
 /** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
 export interface FeedbotGroup {
@@ -29,6 +30,8 @@ function definition() {
   for (const group of GROUPS) builder.addSubcommandGroup((g) => group.build(g.setName(group.name)));
   // The panel for all of them at once (Manage Server).
   builder.addSubcommand((s) => localize(s.setName('settings'), { name: 'cmd.feedbot.settings.name', description: 'cmd.feedbot.settings.description' }));
+  // Deletes this server's data now (Manage Server, after a confirmation).
+  builder.addSubcommand((s) => forget.build(s));
   return builder;
 }
 
@@ -40,6 +43,9 @@ export const feedbotCommand: CommandModule = {
   subcommands: {
     ...Object.fromEntries(GROUPS.flatMap((group) => Object.entries(group.subcommands).map(([sub, d]) => [`${group.name} ${sub}`, d]))),
     settings: settings.subcommand,
+    forget: forget.subcommand,
   },
   ...settings.settingsComponents,
+  buttons: [...settings.settingsComponents.buttons, forget.confirmButton],
+  dispose: forget.dispose,
 };

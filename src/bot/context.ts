@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import { GuildOnlyError, MissingPermissionError, NoApiKeyError, type GuardedAction } from './errors.js';
 import type { Responder } from './responder.js';
 import type { PendingStore } from './pending.js';
+import type { GuildDataRetention } from '../guild-data/retention.js';
 
 export interface BotServices {
   api: FeedApiClient;
@@ -34,6 +35,8 @@ export interface BotServices {
   /** undici dispatcher for downloading attachments (/feed import); undici's global one when absent (tests: a MockAgent). */
   downloads?: Dispatcher;
   now?: () => number;
+  /** Forgetting servers (src/guild-data/): `/feedbot forget` deletes through it. */
+  guildData?: Pick<GuildDataRetention, 'forget'>;
 }
 
 export class HandlerContext {

@@ -20,6 +20,17 @@ export interface PendingStore {
   claim(key: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Lets go of `owner`'s hold on `key` (a hold that expired and was taken by another is left alone). */
   release(key: string, owner: string): Promise<void>;
+  /**
+   * Drops every value and hold whose key names `guildId` as its second part (`kind:guild:asked`,
+   * commands/feed/confirmations.ts): forgetting a server (src/guild-data/forget.ts). Returns how many.
+   * Optional for stand-ins; both stores of the bot have it.
+   */
+  forgetGuild?(guildId: string): Promise<number>;
+}
+
+/** Whether a confirmation key (`kind:guild:asked`) belongs to `guildId`. */
+export function keyOfGuild(key: string, guildId: string): boolean {
+  return key.split(':')[1] === guildId;
 }
 
 /**
@@ -69,6 +80,19 @@ export class MemoryPendingStore implements PendingStore {
 
   async release(key: string, owner: string): Promise<void> {
     if (this.claims.get(key)?.value === owner) this.claims.delete(key);
+  }
+
+  async forgetGuild(guildId: string): Promise<number> {
+    let dropped = 0;
+    for (const map of [this.values, this.claims]) {
+      for (const key of [...map.keys()]) {
+        if (keyOfGuild(key, guildId)) {
+          map.delete(key);
+          dropped += 1;
+        }
+      }
+    }
+    return dropped;
   }
 
   private live(map: Map<string, Held>, key: string): Held | undefined {

@@ -7,6 +7,7 @@ import type { FeedApiClient } from '../api/client.js';
 import type { InteractionRouter } from '../bot/router.js';
 import type { KeyStore } from '../keys/store.js';
 import type { Logger } from '../logger.js';
+import type { GuildDataRetention } from '../guild-data/retention.js';
 import type { GatewaySource } from './gateway.js';
 import { startOpsServer, type OpsServer, type OpsServerOptions } from './http-server.js';
 import { BotMetrics } from './metrics.js';
@@ -22,6 +23,8 @@ export interface ObservedBot {
   client: { ws: GatewaySource };
   /** HTTP-interactions mode: no gateway to be ready. */
   gatewayless?: boolean;
+  /** Servers forgotten (feedbot_guilds_forgotten_total). */
+  guildData?: Pick<GuildDataRetention, 'onForgotten'>;
 }
 
 /** Subscribes the metrics to every hook of the bot; returns the unsubscribe. */
@@ -31,6 +34,7 @@ export function instrument(bot: ObservedBot, metrics: BotMetrics): () => void {
     bot.api.onResponse(metrics.onResponse),
     bot.api.onCacheLookup(metrics.onCacheLookup),
     bot.keys.onOperation(metrics.onKeyStoreOperation),
+    ...(bot.guildData ? [bot.guildData.onForgotten(metrics.onGuildForgotten)] : []),
   ];
   metrics.watch({ gateway: bot.client.ws, inFlight: () => bot.router.inFlight });
   return () => {

@@ -15,8 +15,10 @@ import type { KeyStoreOperationListener } from '../keys/operations.js';
 import type { GatewaySource } from './gateway.js';
 import type { Listener } from '../observers.js';
 import type { HttpInteractionRequest } from '../http/interactions-server.js';
+import type { GuildForgotten } from '../guild-data/retention.js';
 
 type HttpRequestListener = Listener<HttpInteractionRequest>;
+type GuildForgottenListener = Listener<GuildForgotten>;
 import { LowestInWindow } from './lowest-in-window.js';
 
 export interface MetricsOptions {
@@ -153,6 +155,15 @@ export class BotMetrics {
     registers: [this.registry],
   });
 
+  // ─── Issue 22 (4): forgetting servers ───
+  private readonly guildsForgotten = new Counter({
+    name: 'feedbot_guilds_forgotten_total',
+    help: "Servers whose key, settings and confirmations were deleted, by reason: removed (the bot left and the retention ended) or command (/feedbot forget).",
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  // ─── end of issue 22 (4) ───
+
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);
     if (opts.defaultMetrics ?? true) collectProcessMetrics(this.registry);
@@ -245,6 +256,10 @@ export class BotMetrics {
   readonly onHttpRequest: HttpRequestListener = (r) => {
     this.httpRequests.inc({ outcome: r.outcome });
     if (r.outcome === 'answered' || r.outcome === 'ping') this.httpSeconds.observe(r.latencyMs / 1000);
+  };
+
+  readonly onGuildForgotten: GuildForgottenListener = (e) => {
+    this.guildsForgotten.inc({ reason: e.reason === 'command' ? 'command' : 'removed' });
   };
 
   /** The exposition in Prometheus text format, with its content type. */

@@ -119,6 +119,21 @@ export class GuildSettingsStore {
     });
   }
 
+  /** Deletes the guild's settings (forgetting a server, src/guild-data/forget.ts); true if a record was stored. */
+  async delete(guildId: string): Promise<boolean> {
+    const id = this.checkedId(guildId);
+    return this.writes.serialized(id, async () => {
+      let removed: boolean;
+      try {
+        removed = await this.db.keyv.delete(id);
+      } catch (error) {
+        throw storageError(`could not delete the settings of guild ${id}`, error, id);
+      }
+      this.writes.announce(id);
+      return removed;
+    });
+  }
+
   /** Waits for pending writes and announcements, then closes the backend. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {

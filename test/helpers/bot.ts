@@ -19,10 +19,12 @@ import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
 import { GuildSettingsStore } from '../../src/settings/store.js';
 import { createAuditTrail } from '../../src/audit/trail.js';
 import type { AuditTrail } from '../../src/audit/events.js';
-import { baseLoggerOptions } from '../../src/logger.js';
+import { baseLoggerOptions, type Logger } from '../../src/logger.js';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';
 import { MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
 import { InitialResponses } from '../../src/http/initial-response.js';
+import { DepartureStore } from '../../src/guild-data/departures.js';
+import { GuildDataRetention } from '../../src/guild-data/retention.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
 import { mirroredInitialResponses, startHttpTransportForTests, TEST_TRANSPORT, type Transport } from './http-transport.js';
 
@@ -44,6 +46,12 @@ export interface BotHarness {
   settings: GuildSettingsStore;
   audit: AuditTrail;
   router: InteractionRouter;
+  /** Forgetting servers (issue 22), on the same SQLite file; the bot counts as absent from every guild. */
+  guildData: GuildDataRetention;
+  departures: DepartureStore;
+  /** The open confirmations the router and guildData share. */
+  pending: PendingStore;
+  logger: Logger;
   logs: Record<string, unknown>[];
   rawLogs: string[];
   /** Dispatches the raw payload and waits until the router has finished with it. */
@@ -100,13 +108,23 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
   const settings = await GuildSettingsStore.open({ databaseUrl: join(dir, 'keys.sqlite'), logger });
   const commands = (opts.commands ?? createCommands)();
   const audit = createAuditTrail({ client: discord.client, settings, logger });
+  const pending = opts.pending ?? new MemoryPendingStore();
+  const departures = await DepartureStore.open({ databaseUrl: join(dir, 'keys.sqlite'), logger });
+  const guildData = new GuildDataRetention({
+    services: { keys, settings, pending, departures },
+    retentionHours: 168,
+    presence: async () => 'absent',
+    logger,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
   const router = createRouter(commands, {
     api: client,
     keys,
     settings,
     audit,
     channels: new ChannelDirectory(discord.client),
-    pending: opts.pending ?? new MemoryPendingStore(),
+    pending,
+    guildData,
     logger,
     downloads: agent,
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
@@ -133,6 +151,10 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     settings,
     audit,
     router,
+    guildData,
+    departures,
+    pending,
+    logger,
     logs,
     rawLogs,
     run: http ? (raw) => http.run(raw) : (raw) => router.handle(discord.dispatch(raw)),
@@ -149,7 +171,9 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
       await router.drain();
       for (const command of commands) command.dispose?.();
       await audit.flush();
+      await guildData.settled();
       await discord.destroy();
+      await departures.close();
       await keys.close();
       await settings.close();
       await agent.close();

@@ -17,6 +17,19 @@ const PUT = lua(`redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1`);
 // GETDEL needs Redis 6.2; the script does the same on any version.
 const TAKE = lua(`local value = redis.call('GET', KEYS[1]) if value then redis.call('DEL', KEYS[1]) end return value`);
 const CLAIM = lua(`return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0`);
+// Every value and hold of one guild (`<ns>:confirm:<kind>:<guild>:<asked>`): SCAN inside the
+// script, which a single server (redis-state.ts: not a Cluster) allows; a guild has a handful.
+const FORGET_GUILD = lua(`
+local dropped = 0
+for _, pattern in ipairs(ARGV) do
+  local cursor = '0'
+  repeat
+    local page = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
+    cursor = page[1]
+    for _, key in ipairs(page[2]) do dropped = dropped + redis.call('DEL', key) end
+  until cursor == '0'
+end
+return dropped`);
 const RELEASE = lua(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
 
 export class RedisPendingStore implements PendingStore {
@@ -40,6 +53,12 @@ export class RedisPendingStore implements PendingStore {
 
   async release(key: string, owner: string): Promise<void> {
     await this.shared(() => this.link.run(RELEASE, [this.claimKey(key)], [owner]));
+  }
+
+  async forgetGuild(guildId: string): Promise<number> {
+    if (!/^\d{1,32}$/.test(guildId)) throw new TypeError('guild id must be a Discord snowflake');
+    const patterns = [`${this.namespace}:confirm:*:${guildId}:*`, `${this.namespace}:confirm-claim:*:${guildId}:*`];
+    return Number(await this.shared(() => this.link.run(FORGET_GUILD, [], patterns)));
   }
 
   private shared<T>(work: () => Promise<T>): Promise<T> {
