@@ -24,6 +24,12 @@ import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
 import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
 import { MemoryPendingStore } from './bot/pending.js';
+import type { Observers } from './observers.js';
+import { startHealthSweeps } from './health/sweep/index.js';
+import { SweepStore } from './health/sweep/store.js';
+import { countingWeeklyChanges } from './health/sweep/weekly-counts.js';
+import { sweepReports, type SweepReport } from './health/sweep/events.js';
+import { attachSweeps } from './health/sweep/attached.js';
 import { DepartureStore } from './guild-data/departures.js';
 import { gatewayPresence, restPresence } from './guild-data/presence.js';
 import { GuildReconciler } from './guild-data/reconcile.js';
@@ -45,6 +51,8 @@ export interface BotApp {
   guildData: GuildDataRetention;
   /** Finds the servers the bot left unseen (HTTP mode; the gateway process that runs shard 0); undefined elsewhere. */
   guildReconciler?: GuildReconciler;
+  /** What the health sweeps and digests did (metrics and logs subscribe). */
+  sweepReports: Observers<SweepReport>;
   /** Hands a raw interaction (HTTP transport) to discord.js and the router; false once stopping. */
   dispatch(raw: Record<string, unknown>): boolean;
   /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
@@ -62,6 +70,8 @@ export interface StartBotOptions {
   drainTimeoutMs?: number;
   /** `http`: interactions come from POST /interactions and their first response goes back in its answer. */
   transport?: 'gateway' | 'http';
+  /** Where the health sweeps report (metrics subscribe to it); a new one when absent. */
+  sweepReports?: Observers<SweepReport>;
   /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
   sharedState?: SharedStateBackend;
 }
@@ -70,7 +80,7 @@ export type BotConfig = Pick<
   Config,
   'FEED_API_URL' | 'KEY_ENCRYPTION_SECRET' | 'KEY_ENCRYPTION_SECRET_PREVIOUS' | 'DATABASE_URL' | 'DISCORD_API_URL' | 'FEED_API_TIMEOUT_MS'
 > &
-  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS' | 'REDIS_URL' | 'GUILD_DATA_RETENTION_HOURS' | 'GUILD_RECONCILE_SECONDS'>>;
+  Partial<Pick<Config, 'SHARD_COUNT' | 'SHARD_IDS' | 'REDIS_URL' | 'GUILD_DATA_RETENTION_HOURS' | 'GUILD_RECONCILE_SECONDS' | 'HEALTH_SWEEP_SECONDS'>>;
 
 /** How often due departures are looked for: the retention is counted in hours. */
 const GUILD_DATA_SWEEP_MS = 3_600_000;
@@ -128,11 +138,17 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     presence: initialResponses ? restPresence(client) : gatewayPresence(client),
     logger: guildLogger,
   });
+  // Health sweeps and the weekly digest (src/health/sweep/): their records beside the settings; the
+  // trail counts this week's created/deleted feeds for the digest. Only when the interval is configured.
+  const reports = opts.sweepReports ?? sweepReports();
+  const sweepStore = config.HEALTH_SWEEP_SECONDS ? await SweepStore.open({ databaseUrl: config.DATABASE_URL, logger }) : undefined;
+  const trail = createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) });
+  const countingTrail = sweepStore ? countingWeeklyChanges(trail, sweepStore, logger.child({ component: 'sweeps' })) : undefined;
   const services: BotServices = {
     api,
     keys,
     settings,
-    audit: createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) }),
+    audit: countingTrail ?? trail,
     channels: new ChannelDirectory(client),
     pending,
     guildData,
@@ -141,6 +157,20 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   };
   const commands = createCommands();
   const router = createRouter(commands, services);
+  const sweeps = sweepStore
+    ? await startHealthSweeps({
+        intervalMs: config.HEALTH_SWEEP_SECONDS! * 1000,
+        transport: opts.transport ?? 'gateway',
+        databaseUrl: config.DATABASE_URL,
+        redisUrl: config.REDIS_URL,
+        client,
+        ...services,
+        store: sweepStore,
+        reports,
+        logger: logger.child({ component: 'sweeps' }),
+      })
+    : undefined;
+  if (sweeps) attachSweeps(services, sweeps);
 
   let accepting = true;
   client.on(Events.InteractionCreate, (interaction) => {
@@ -174,6 +204,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     api,
     gatewayless: initialResponses !== undefined,
     guildData,
+    sweepReports: reports,
     ...(guildReconciler ? { guildReconciler } : {}),
     seen: sharedState?.seenInteractions() ?? new MemorySeenInteractions(),
     ...(initialResponses ? { initialResponses } : {}),
@@ -188,6 +219,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
         await Promise.race([router.drain(), timeout]);
         for (const command of commands) command.dispose?.();
+        await sweeps?.stop();
+        await countingTrail?.settled();
         await channelWatch?.settled();
         await roleWatch?.settled();
         membershipWatch?.stop();
@@ -199,6 +232,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         await client.destroy();
         await keys.close();
         await settings.close();
+        await sweepStore?.close();
         await departures.close();
         await ownSharedState?.close();
       })();

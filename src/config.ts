@@ -194,6 +194,13 @@ export const ConfigFields = z.object({
     .refine((v) => /^\d{1,7}$/.test(v) && Number(v) >= 5 && Number(v) <= 604_800, { error: 'GUILD_RECONCILE_SECONDS must be a whole number of seconds from 5 to 604800, e.g. 86400' })
     .transform(Number)
     .default(86_400),
+  /** Seconds between two health sweeps of a server (one GET /feeds each), spread evenly over that time. */
+  HEALTH_SWEEP_SECONDS: z
+    .string()
+    .trim()
+    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 10, { error: 'HEALTH_SWEEP_SECONDS must be a whole number of seconds from 10, e.g. 21600 (6 hours)' })
+    .transform(Number)
+    .default(21_600),
   /** The application's public key (Developer Portal → General Information), for INTERACTIONS_MODE=http. */
   DISCORD_PUBLIC_KEY: z
     .string()

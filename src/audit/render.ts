@@ -10,6 +10,7 @@ import { kindsLabel } from '../render/labels.js';
 import { Colors, Limits } from '../render/style.js';
 import { apiCode, apiText } from '../render/markdown.js';
 import { truncate } from '../render/text.js';
+import { sweepEventEmbed } from '../health/sweep/render.js';
 
 /** Feeds listed by name in a channel-deleted post; the rest are counted. */
 const MAX_LISTED_FEEDS = 25;
@@ -44,6 +45,14 @@ function eventEmbed(t: Translator, event: AuditEvent): APIEmbed {
       return channelDeletedEmbed(t, event.channelId, event.channelName, event.feeds);
     case 'guildForgotten':
       return { title: t('forget.audit.title'), color: Colors.danger, description: t('forget.audit.description'), fields: [byField(t, event.actor)] };
+    // Found by the health sweeps and the weekly digest (issue 22): rendered in src/health/sweep/render.ts.
+    case 'keyScopeMissing':
+    case 'feedInactive':
+    case 'feedActiveAgain':
+    case 'feedQuiet':
+    case 'feedPostsAgain':
+    case 'weeklyDigest':
+      return sweepEventEmbed(t, event);
   }
 }
 

@@ -12,6 +12,8 @@ import type { GatewaySource } from './gateway.js';
 import { startOpsServer, type OpsServer, type OpsServerOptions } from './http-server.js';
 import { BotMetrics } from './metrics.js';
 import { checkReadiness, type Readiness } from './readiness.js';
+import type { Observers } from '../observers.js';
+import type { SweepReport } from '../health/sweep/events.js';
 
 export { BotMetrics } from './metrics.js';
 
@@ -25,6 +27,8 @@ export interface ObservedBot {
   gatewayless?: boolean;
   /** Servers forgotten (feedbot_guilds_forgotten_total). */
   guildData?: Pick<GuildDataRetention, 'onForgotten'>;
+  /** Health sweeps and digests (feedbot_health_*, feedbot_digests_posted_total). */
+  sweepReports?: Pick<Observers<SweepReport>, 'add'>;
 }
 
 /** Subscribes the metrics to every hook of the bot; returns the unsubscribe. */
@@ -35,6 +39,7 @@ export function instrument(bot: ObservedBot, metrics: BotMetrics): () => void {
     bot.api.onCacheLookup(metrics.onCacheLookup),
     bot.keys.onOperation(metrics.onKeyStoreOperation),
     ...(bot.guildData ? [bot.guildData.onForgotten(metrics.onGuildForgotten)] : []),
+    ...(bot.sweepReports ? [bot.sweepReports.add(metrics.onSweepReport)] : []),
   ];
   metrics.watch({ gateway: bot.client.ws, inFlight: () => bot.router.inFlight });
   return () => {

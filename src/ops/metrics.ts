@@ -20,6 +20,8 @@ import type { GuildForgotten } from '../guild-data/retention.js';
 type HttpRequestListener = Listener<HttpInteractionRequest>;
 type GuildForgottenListener = Listener<GuildForgotten>;
 import { LowestInWindow } from './lowest-in-window.js';
+import type { SweepReport } from '../health/sweep/events.js';
+type SweepReportListener = Listener<SweepReport>;
 
 export interface MetricsOptions {
   /** Node's process metrics (CPU, memory, event loop, GC). Default true. */
@@ -164,6 +166,34 @@ export class BotMetrics {
   });
   // ─── end of issue 22 (4) ───
 
+  // ─── Issue 22 (1-3): health sweeps and the weekly digest (src/health/sweep/) ───
+  private readonly healthSweeps = new Counter({
+    name: 'feedbot_health_sweeps_total',
+    help: 'Health sweeps of a server, by result: ok, unauthorized, forbidden, error, deferred (under 10 requests left), no_audit_channel, no_key, claimed_elsewhere (another replica has the slot).',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  private readonly healthChanges = new Counter({
+    name: 'feedbot_health_changes_total',
+    help: 'Changes found by the health sweeps and posted to the audit channel, by kind.',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly auditPosts = new Counter({
+    name: 'feedbot_audit_posts_total',
+    help: 'Audit events recorded by the health sweeps and the digest for the audit channel, by kind.',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  private readonly digestsPosted = new Counter({ name: 'feedbot_digests_posted_total', help: 'Weekly digests posted to an audit channel.', registers: [this.registry] });
+  private readonly sweepUpstream = new Counter({
+    name: 'feedbot_sweep_upstream_requests_total',
+    help: 'Requests to the feed API sent by the health sweeps and the digest, by route.',
+    labelNames: ['route'],
+    registers: [this.registry],
+  });
+  // ─── end of issue 22 (1-3) ───
+
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);
     if (opts.defaultMetrics ?? true) collectProcessMetrics(this.registry);
@@ -260,6 +290,19 @@ export class BotMetrics {
 
   readonly onGuildForgotten: GuildForgottenListener = (e) => {
     this.guildsForgotten.inc({ reason: e.reason === 'command' ? 'command' : 'removed' });
+  };
+
+  // Issue 22 (1-3): the health sweeps' reports (src/health/sweep/events.ts).
+  readonly onSweepReport: SweepReportListener = (r) => {
+    if (r.type === 'sweep') this.healthSweeps.inc({ result: r.result });
+    else if (r.type === 'change') {
+      this.healthChanges.inc({ kind: r.kind });
+      this.auditPosts.inc({ kind: r.kind });
+    } else if (r.type === 'upstream') this.sweepUpstream.inc({ route: r.route });
+    else {
+      this.digestsPosted.inc();
+      this.auditPosts.inc({ kind: 'weekly_digest' });
+    }
   };
 
   /** The exposition in Prometheus text format, with its content type. */
