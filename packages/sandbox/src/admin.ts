@@ -32,6 +32,8 @@ export class AdminError extends Error {
 export const PlanSchema = z.enum(PLANS);
 const ScopesSchema = z.array(ScopeSchema).transform((scopes) => [...new Set(scopes)]);
 const FeedIdArg = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** How long ago a quiet feed's latest post was (admin `feed:quiet`). */
+const QuietDaysArg = z.coerce.number().min(0).max(3650);
 const RateLimitArg = z.number().int().positive().max(1_000_000_000).nullable();
 const KeyArg = z.string().regex(API_KEY_PATTERN, 'must be fbk_ followed by 40 letters or digits');
 
@@ -186,6 +188,23 @@ export class SandboxAdmin {
     const feed = await this.store.getFeed(server.guildId, id);
     if (!feed) throw new AdminError(`server ${server.guildId} has no feed ${id}`);
     return feed;
+  }
+
+  /**
+   * Makes the feed quiet: its latest post (`ultimoPost`) becomes `days` days ago, every older post
+   * moved back with it; a feed without posts gets one then. The state is left as it is.
+   */
+  async quietFeed(guildId: string, feedId: number | string, days: number): Promise<FeedRecord> {
+    const server = await this.requireServer(guildId);
+    const id = parse(FeedIdArg, feedId, 'feed id');
+    const ago = parse(QuietDaysArg, days, 'days');
+    const feed = await this.store.getFeed(server.guildId, id);
+    if (!feed) throw new AdminError(`server ${server.guildId} has no feed ${id}`);
+    const latest = new Date(this.clock.now() - ago * 86_400_000).toISOString();
+    if ((await this.store.shiftPosts(server.guildId, id, latest)) === 0) await this.addPost(server.guildId, id, { publicadoDiscord: latest });
+    const quiet = await this.store.getFeed(server.guildId, id);
+    if (!quiet) throw new AdminError(`server ${server.guildId} has no feed ${id}`);
+    return quiet;
   }
 
   // ─── Posts ──────────────────────────────────────────────────────────────────────────────────

@@ -34,6 +34,7 @@ Feeds and posts
   feeds <guildId>                           list the server's feeds
   feed:pause <guildId> <feedId>             estado → pausado (the simulator skips it)
   feed:resume <guildId> <feedId>            estado → activo
+  feed:quiet <guildId> <feedId> <days>      its latest post (ultimoPost) becomes <days> days ago
   post:add <guildId> <feedId> [--tipo <post|reel|story>] [--caption <text>]
   simulate [--all]                          one simulator round (--all: one post per active feed)
   seed [--seed <n>]                         create the demo data if it is not there yet
@@ -165,6 +166,12 @@ async function dispatch(command: string, args: string[], values: Values, admin: 
       const feedId = need(args, 1, 'feedId');
       const feed = command === 'feed:pause' ? await admin.pauseFeed(guildId, feedId) : await admin.resumeFeed(guildId, feedId);
       io.out(`feed ${feed.id} (@${feed.cuenta}) is now ${feed.estado}`);
+      return;
+    }
+    case 'feed:quiet': {
+      const days = z.coerce.number().min(0).parse(need(args, 2, 'days'));
+      const feed = await admin.quietFeed(need(args, 0, 'guildId'), need(args, 1, 'feedId'), days);
+      io.out(`feed ${feed.id} (@${feed.cuenta}) last posted ${feed.ultimoPost ?? '-'}`);
       return;
     }
     case 'post:add': {

@@ -220,6 +220,22 @@ export class SandboxStore {
     return this.writeOne(guildId, 'UPDATE feeds SET estado = ? WHERE guild_id = ? AND id = ?', [estado, guildId, id]);
   }
 
+  /**
+   * Moves every post of the feed back in time, together, so its newest was forwarded at `latest`
+   * (its `ultimoPost`): a feed gone quiet, for the health stories. Returns how many posts moved.
+   */
+  async shiftPosts(guildId: string, feedId: number, latest: string): Promise<number> {
+    const shift = `(julianday((SELECT MAX(publicado_discord) FROM posts WHERE guild_id = ?1 AND feed_id = ?2)) - julianday(?3))`;
+    const result = await this.write(
+      guildId,
+      `UPDATE posts SET publicado_discord = strftime('%Y-%m-%dT%H:%M:%fZ', julianday(publicado_discord) - ${shift}),
+                        publicado_en = strftime('%Y-%m-%dT%H:%M:%fZ', julianday(publicado_en) - ${shift})
+       WHERE guild_id = ?1 AND feed_id = ?2`,
+      [guildId, feedId, latest],
+    );
+    return result.changes;
+  }
+
   // ─── Posts ──────────────────────────────────────────────────────────────────────────────────
 
   /** `post.guildId` must be the feed's guild: that guild's feed list (its `ultimoPost`) is dropped. */
