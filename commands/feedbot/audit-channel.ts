@@ -11,6 +11,7 @@ import { UserError } from '../../src/bot/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from './render-audit-channel.js';
 import type { FeedbotGroup } from './index.js';
+import { sweepStatusField } from '../../src/health/sweep/status.js';
 
 export const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
 
@@ -77,7 +78,10 @@ const status: SlashDeclaration = {
     const guildId = ctx.guildId();
     const settings = await ctx.services.settings.get(guildId);
     const failure = settings.auditFailure && !settings.auditFailure.reported ? settings.auditFailure : undefined;
-    await ctx.respond.send({ embeds: [auditStatusEmbed(ctx.t, settings.auditChannelId, failure)] });
+    const embed = auditStatusEmbed(ctx.t, settings.auditChannelId, failure);
+    // Issue 22: when the health checks last ran, what they found, when the next is due.
+    const checks = settings.auditChannelId ? await sweepStatusField(ctx) : undefined;
+    await ctx.respond.send({ embeds: [checks ? { ...embed, fields: [...(embed.fields ?? []), checks] } : embed] });
     // Reported once: marked after the answer went out, unless a newer failure replaced it meanwhile.
     if (failure) {
       await ctx.services.settings.update(guildId, (current) =>

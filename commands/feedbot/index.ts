@@ -11,6 +11,8 @@ import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
 import * as health from './health.js';
 import * as settings from './settings.js';
+// Issue 22 (3): the weekly digest.
+import * as digest from './digest.js';
 import * as forget from './forget.js';
 
 /** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
@@ -20,7 +22,7 @@ export interface FeedbotGroup {
   subcommands: Readonly<Record<string, SlashDeclaration>>;
 }
 
-const GROUPS: readonly FeedbotGroup[] = [auditChannel.group, managers.group, health.group];
+const GROUPS: readonly FeedbotGroup[] = [auditChannel.group, managers.group, health.group, digest.group];
 
 function definition() {
   const builder = localize(new SlashCommandBuilder().setName('feedbot'), { description: 'cmd.feedbot.description' })

@@ -1,0 +1,34 @@
+/**
+ * `/feedbot audit-channel status`'s health-check field: when the last sweep ran, what it found and
+ * when the next is due, as Discord timestamps (each reader sees local time).
+ */
+import type { APIEmbedField } from 'discord.js';
+import type { HandlerContext } from '../../bot/context.js';
+import type { MessageKey } from '../../i18n/index.js';
+import { sweepsOf } from './attached.js';
+import type { SweepRecord } from './record.js';
+
+const relative = (ms: number) => `<t:${Math.floor(ms / 1000)}:R>`;
+
+/** Undefined when this bot runs no sweeps (HEALTH_SWEEP_SECONDS unset: tools and tests). */
+export async function sweepStatusField(ctx: HandlerContext): Promise<APIEmbedField | undefined> {
+  const sweeps = sweepsOf(ctx.services);
+  if (!sweeps) return undefined;
+  const name = ctx.t('sweep.status.field');
+  const guildId = ctx.guildId();
+  const last = (await sweeps.store.get(guildId)).last;
+  const next = relative(sweeps.scheduler.nextDue(guildId, ctx.now()));
+  if (!last) return { name, value: ctx.t('sweep.status.never', { next }) };
+  return { name, value: ctx.t('sweep.status.last', { when: relative(last.at), found: found(ctx, last), next }) };
+}
+
+function found(ctx: HandlerContext, last: NonNullable<SweepRecord['last']>): string {
+  if (last.result === 'ok') return ctx.t('sweep.status.found.ok', { count: last.feeds ?? 0, warnings: last.warnings ?? 0, changes: last.changes });
+  const keys: Partial<Record<typeof last.result, MessageKey>> = {
+    unauthorized: 'sweep.status.found.unauthorized',
+    forbidden: 'sweep.status.found.forbidden',
+    error: 'sweep.status.found.error',
+    deferred: 'sweep.status.found.deferred',
+  };
+  return ctx.t(keys[last.result] ?? 'sweep.status.found.other');
+}
