@@ -11,6 +11,7 @@ import type { DiscordEmulator } from './emulator.js';
 import { Gateway } from './gateway/gateway.js';
 import { IdentifyLimiter } from './gateway/identify-limit.js';
 import { GuildChanges } from './guild-changes.js';
+import { GuildMembership } from './guild-membership.js';
 import { GuildDirectory } from './guild-directory.js';
 import { makeUser } from './guilds.js';
 import { HttpDelivery } from './http-delivery/http-delivery.js';
@@ -36,6 +37,8 @@ export interface EmulatorParts {
   messageStore: MessageStore;
   attachments: AttachmentStore;
   guildChanges: GuildChanges;
+  /** Whether the bot is in each guild (removed and added back by the control API). */
+  membership: GuildMembership;
   commandStore: CommandStore;
   registry: InteractionRegistry;
   limiter: IdentifyLimiter;
@@ -67,12 +70,18 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     total: parsed.sessionStartLimit,
     periodMs: parsed.sessionStartPeriodMs,
   });
-  const gateway = new Gateway({
+  // The bot's membership of each guild; the gateway is bound late (it reads the membership too).
+  const membership: GuildMembership = new GuildMembership({
+    guilds,
+    gateway: { dispatchGuildEvent: (guildId: string, t: string, d: unknown, intent: number | null): number[] => gateway.dispatchGuildEvent(guildId, t, d, intent) },
+    botUser,
+  });
+  const gateway: Gateway = new Gateway({
     botToken: parsed.botToken,
     applicationId,
     applicationFlags: 0,
     botUser,
-    guildsOfShard: (shardId, shardCount) => guilds.ofShard(shardId, shardCount),
+    guildsOfShard: (shardId, shardCount) => guilds.ofShard(shardId, shardCount).filter((g) => membership.has(g.id)),
     heartbeatIntervalMs: parsed.heartbeatIntervalMs,
     maxGuildsPerShard: parsed.maxGuildsPerShard,
     allowedPrivilegedIntents: parsed.allowedPrivilegedIntents,
@@ -105,8 +114,13 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     applicationFlags: 0,
     botUser,
     owner: OWNER,
-    guild: (id) => guilds.get(id),
-    channel: (id) => guilds.channel(id),
+    // A guild the bot was removed from answers 10004 (its channels 10003), as Discord does.
+    guild: (id) => membership.guild(id),
+    channel: (id) => {
+      const found = guilds.channel(id);
+      return found && membership.has(found.guild.id) ? found : undefined;
+    },
+    botGuilds: (query) => membership.botGuilds(query),
     guildCount: () => guilds.list.length,
     commands,
     responses,
@@ -141,6 +155,7 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     messageStore: messages,
     attachments,
     guildChanges,
+    membership,
     commandStore: commands,
     registry,
     limiter,

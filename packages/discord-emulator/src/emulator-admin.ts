@@ -7,6 +7,7 @@
 import type { APIAttachment } from 'discord-api-types/v10';
 import type { AttachmentStore, StoredFile } from './attachments.js';
 import type { ChannelInit, GuildChanges } from './guild-changes.js';
+import type { GuildMembership } from './guild-membership.js';
 import type { AttachmentUpload } from './payloads/options.js';
 
 /** A permission bit set: the decimal string Discord sends, or a bigint (`Permission.SendMessages`). */
@@ -22,6 +23,27 @@ export interface OverwriteInput {
 export abstract class EmulatorAdmin {
   protected abstract readonly guildChanges: GuildChanges;
   protected abstract readonly attachments: AttachmentStore;
+  protected abstract readonly membership: GuildMembership;
+
+  /**
+   * Removes the bot from a guild, as its admins would: GUILD_DELETE without `unavailable` to the
+   * session holding it; from then on the bot's REST calls about it answer 404 10004 (its channels
+   * 10003) and `GET /users/@me/guilds` leaves it out. Returns the shards told. Throws
+   * GuildChangeError (404 unknown guild, 400 not in it).
+   */
+  removeBotFromGuild(guildId: string): number[] {
+    return this.membership.removeBot(guildId);
+  }
+
+  /** Adds the bot back to a guild it was removed from: GUILD_CREATE with the whole guild. Returns the shards told. */
+  addBotToGuild(guildId: string): number[] {
+    return this.membership.addBot(guildId);
+  }
+
+  /** Whether the bot is in the guild (not removed). */
+  botInGuild(guildId: string): boolean {
+    return this.membership.has(guildId);
+  }
 
   /**
    * Creates a channel in a guild as an admin would; every session holding the guild gets

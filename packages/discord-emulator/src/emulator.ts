@@ -16,6 +16,7 @@ import type { IdentifyBucket, IdentifyLimiter } from './gateway/identify-limit.j
 import type { ShardStatus } from './gateway/protocol.js';
 import { readyShards } from './gateway/sessions.js';
 import type { GuildChanges } from './guild-changes.js';
+import type { GuildMembership } from './guild-membership.js';
 import type { GuildDirectory } from './guild-directory.js';
 import type { NormalizedGuild } from './guilds.js';
 import { InteractionHandle, type ActorOverrides, type HandleHost } from './handle.js';
@@ -48,6 +49,7 @@ export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   private readonly messageStore: MessageStore;
   protected readonly attachments: AttachmentStore;
   protected readonly guildChanges: GuildChanges;
+  protected readonly membership: GuildMembership;
   private readonly commandStore: CommandStore;
   private readonly registry: InteractionRegistry;
   private readonly gateway: Gateway;
@@ -79,6 +81,7 @@ export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
       messageStore: this.messageStore,
       attachments: this.attachments,
       guildChanges: this.guildChanges,
+      membership: this.membership,
       commandStore: this.commandStore,
       registry: this.registry,
       limiter: this.limiter,

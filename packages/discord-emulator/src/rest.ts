@@ -62,6 +62,8 @@ export interface RestDeps {
   guild: (id: string) => NormalizedGuild | undefined;
   channel: (id: string) => { guild: NormalizedGuild; channel: NormalizedGuild['channels'][number] } | undefined;
   guildCount: () => number;
+  /** `GET /users/@me/guilds` (guild-membership.ts). */
+  botGuilds?: (query: URLSearchParams) => RestResult;
   commands: CommandStore;
   responses: ResponseContext;
   messages: MessageStore;
@@ -110,6 +112,7 @@ export function createRestRouter(deps: RestDeps): Router<RestRoute> {
   open('GET', '/gateway', () => ok({ url: deps.gatewayUrl() }));
   bot('GET', '/gateway/bot', () => ok({ url: deps.gatewayUrl(), shards: deps.recommendedShards(), session_start_limit: deps.sessionStartLimit() }));
   bot('GET', '/users/@me', () => ok(deps.botUser));
+  bot('GET', '/users/@me/guilds', ({ query }) => deps.botGuilds?.(query) ?? ok([]));
   bot('GET', '/applications/@me', () => ok(application()));
   bot('GET', '/oauth2/applications/@me', () => ok(application()));
   // Only interactions_endpoint_url changes anything; it is checked first, as the portal does.

@@ -47,6 +47,9 @@ export function guildRoute(emulator: DiscordEmulator, key: string, req: Incoming
       if (channelId !== undefined) parse(Snowflake, channelId);
       return { status: 200, body: botMember(b!, channelId) };
     },
+    // The bot removed from the guild and added back (GUILD_DELETE / GUILD_CREATE), as an admin would.
+    'DELETE /guilds/:id/bot': () => ({ status: 200, body: { guildId: b!, member: false, shards: emulator.removeBotFromGuild(b!) } }),
+    'PUT /guilds/:id/bot': () => ({ status: 200, body: { guildId: b!, member: true, shards: emulator.addBotToGuild(b!) } }),
     'PUT /guilds/:id/bot-member': async () => {
       const { roles } = parse(BotRolesSchema, await jsonBody(req));
       emulator.setBotRoles(b!, roles);
