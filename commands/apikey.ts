@@ -42,7 +42,7 @@ const set: SlashDeclaration = {
 };
 
 /** What was stored: the masked key, its scopes as probed, and whether it is tied to this server. */
-export interface SavedKey {
+interface SavedKey {
   masked: string;
   scopes: ScopeCheck;
   ownership: KeyOwnership;

@@ -18,7 +18,7 @@ import { noticeEmbed } from '../src/render/notice.js';
 import { cardFor, pickSelectId } from './feed/card.js';
 
 /** How many of the channel's feeds have their posts read: each read is one request of the key's 100 a minute. */
-export const MAX_FEEDS_READ = 5;
+const MAX_FEEDS_READ = 5;
 /** How many latest posts of each feed are compared (the API's default page). */
 const POSTS_PER_FEED = 10;
 
@@ -28,7 +28,7 @@ const URL_IN_TEXT = /https?:\/\/[^\s<>()[\]"'`|]+/gi;
  * A link as compared: host without `www.`, lowercase, path without its trailing slash, no query
  * or fragment (`?igsh=…` share ids differ between copies of one post).
  */
-export function postKey(link: string): string | undefined {
+function postKey(link: string): string | undefined {
   try {
     const url = new URL(link);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
@@ -56,7 +56,7 @@ function buttonLinks(components: readonly unknown[]): string[] {
 }
 
 /** The post links a forwarded message holds, as compared (postKey). */
-export function postKeysOf(message: Pick<Message, 'content' | 'embeds' | 'components'>): Set<string> {
+function postKeysOf(message: Pick<Message, 'content' | 'embeds' | 'components'>): Set<string> {
   const links = [
     ...linksIn(message.content),
     ...message.embeds.flatMap((e) => embedLinks(e.toJSON())),

@@ -9,7 +9,7 @@ import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'apiKey',
   '*.apiKey',
   'key',
@@ -29,7 +29,7 @@ export const REDACT_PATHS = [
   '*.KEY_ENCRYPTION_SECRET',
 ];
 
-export interface CreateLoggerOptions {
+interface CreateLoggerOptions {
   name: string;
   level?: string;
   /** Pretty, human-readable lines (development). Defaults to on when stdout is a terminal. */

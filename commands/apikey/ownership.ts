@@ -16,7 +16,7 @@
 import type { Interaction } from 'discord.js';
 import type { KeyOwnership } from './render.js';
 
-export type OwnershipVerdict =
+type OwnershipVerdict =
   /** What the store remembers of the check (src/keys/schema.ts `ownership`). */
   | { verdict: KeyOwnership }
   /** `servidor`: the guild GET /stats named; absent when the feeds' channels proved it. */
@@ -25,7 +25,7 @@ export type OwnershipVerdict =
 /** Where a channel is, as far as this bot knows. */
 export type ChannelPlace = 'here' | 'elsewhere' | 'unknown';
 
-export interface OwnershipEvidence {
+interface OwnershipEvidence {
   /** GET /stats `servidor`, when the key could read it. */
   servidor?: string | undefined;
   /** The channels the key's feeds forward to, when the key could list them. */

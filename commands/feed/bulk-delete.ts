@@ -39,7 +39,7 @@ export type BulkTarget = { kind: 'channel'; channelId: string } | { kind: 'probl
 type Asking = ChatInputCommandInteraction | StringSelectMenuInteraction;
 
 /** `asked`: the /feed delete interaction whose plan the buttons answer. */
-export const bulkDeleteConfirmId = customId('feed:bulk-delete', {
+const bulkDeleteConfirmId = customId('feed:bulk-delete', {
   answer: oneOf(['yes', 'no']),
   userId: snowflake,
   /** Unix seconds: the confirmation is refused after it, whatever the buttons show. */

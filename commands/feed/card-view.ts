@@ -14,7 +14,7 @@ import type { MessageRow } from '../../src/render/pager.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { safeHttpUrl, truncate, unixSeconds } from '../../src/render/text.js';
 
-export interface CardInput {
+interface CardInput {
   feed: FeedListItem;
   warnings: readonly FeedWarning[];
   staleAfterDays: number;

@@ -66,7 +66,7 @@ async function findFeed(ctx: HandlerContext, id: number): Promise<FeedListItem> 
   return feed;
 }
 
-export interface CardFeature {
+interface CardFeature {
   buttons: ComponentRoute<ButtonInteraction>[];
   selects: ComponentRoute<AnySelectMenuInteraction>[];
   dispose(): void;

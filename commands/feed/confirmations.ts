@@ -48,7 +48,7 @@ export function expireConfirmation(interaction: Pick<RepliableInteraction, 'edit
 }
 
 /** A press's hold on its confirmation while its work runs (another press, on any replica, is refused meanwhile). */
-export interface Claim {
+interface Claim {
   /** Never throws: a mark that cannot be released lapses by itself. */
   release(): Promise<void>;
 }

@@ -31,8 +31,8 @@ const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as 
 const ACCOUNT_MAX = 200;
 
 /** The form's id, and its fields' ids (custom_ids inside a modal need no command prefix). */
-export const createFormId = customId('feed:create', {});
-export const FORM_FIELDS = { account: 'cuenta', channel: 'canal', kinds: 'tipos' } as const;
+const createFormId = customId('feed:create', {});
+const FORM_FIELDS = { account: 'cuenta', channel: 'canal', kinds: 'tipos' } as const;
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('create'), { name: 'cmd.feed.create.name', description: 'cmd.feed.create.description' })
@@ -52,14 +52,14 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
 }
 
 /** What the form starts with: the options given to the slash command, if any. */
-export interface FormPrefill {
+interface FormPrefill {
   account?: string;
   channelId?: string;
   kinds?: readonly ContentKind[];
 }
 
 /** The modal: three Labels (text input, channel select of text/announcement channels, checkbox group). */
-export function createForm(t: Translator, prefill: FormPrefill = {}): APIModalInteractionResponseCallbackData {
+function createForm(t: Translator, prefill: FormPrefill = {}): APIModalInteractionResponseCallbackData {
   return {
     custom_id: createFormId.encode({}),
     title: t('forms.create.title'),

@@ -20,12 +20,12 @@ import { Colors } from '../../src/render/style.js';
 import type { BulkDelete } from './bulk-delete.js';
 
 /** A select holds at most 25 options. */
-export const PICKER_PAGE_SIZE = 25;
+const PICKER_PAGE_SIZE = 25;
 /** One page every id reads back: far above what a server's plan allows. */
 const MAX_PAGE = 1000;
 
-export const pickerPageId = customId('feed:delete-page', { userId: snowflake, page: int({ min: 1, max: MAX_PAGE }) });
-export const pickerSelectId = customId('feed:delete-pick', { userId: snowflake, page: int({ min: 1, max: MAX_PAGE }) });
+const pickerPageId = customId('feed:delete-page', { userId: snowflake, page: int({ min: 1, max: MAX_PAGE }) });
+const pickerSelectId = customId('feed:delete-pick', { userId: snowflake, page: int({ min: 1, max: MAX_PAGE }) });
 
 /** One option: `@nasa · #12`, described by its marks (or its kinds when it is healthy). Plain text: options render no markdown. */
 function option(t: Translator, feed: FeedListItem, view: HealthView) {
@@ -40,7 +40,7 @@ function option(t: Translator, feed: FeedListItem, view: HealthView) {
 }
 
 /** The picker at `page` (clamped to the pages there are). */
-export function pickerMessage(t: Translator, feeds: readonly FeedListItem[], view: HealthView, userId: string, page: number): { embeds: APIEmbed[]; components: MessageRow[] } {
+function pickerMessage(t: Translator, feeds: readonly FeedListItem[], view: HealthView, userId: string, page: number): { embeds: APIEmbed[]; components: MessageRow[] } {
   const sorted = [...feeds].sort((a, b) => a.id - b.id);
   const pages = Math.max(1, Math.ceil(sorted.length / PICKER_PAGE_SIZE));
   const at = Math.min(Math.max(1, page), pages);
@@ -74,7 +74,7 @@ async function showPicker(ctx: HandlerContext, userId: string, page: number): Pr
   await ctx.respond.send(pickerMessage(ctx.t, list.feeds, view, userId, page));
 }
 
-export interface DeletePicker {
+interface DeletePicker {
   /** The slash command without an option: the picker's first page, as a new private message. */
   open(ctx: HandlerContext, userId: string): Promise<void>;
   pageButton: ComponentRoute<ButtonInteraction>;

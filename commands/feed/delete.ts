@@ -73,7 +73,7 @@ function deleteTarget(interaction: ChatInputCommandInteraction, t: Translator): 
   throw new InvalidOptionError('bulkDelete.oneTarget', { id: t('opt.id.name'), canal: t('opt.canal.name'), problemas: t('opt.problemas.name') });
 }
 
-export interface DeleteFeature {
+interface DeleteFeature {
   subcommand: SlashDeclaration;
   confirmButton: ComponentRoute<ButtonInteraction>;
   bulkConfirmButton: ComponentRoute<ButtonInteraction>;

@@ -39,7 +39,7 @@ const IMPORT_PREVIEW_TTL_MS = 5 * 60_000;
 const CHANNEL_LOOKUP_MS = 5_000;
 
 /** `asked`: the /feed import interaction whose preview this is; it keys the plan kept here. */
-export const importConfirmId = customId('feed:import', {
+const importConfirmId = customId('feed:import', {
   answer: oneOf(['yes', 'no']),
   asked: snowflake,
   userId: snowflake,
@@ -53,7 +53,7 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
   );
 }
 
-export interface ImportFeature {
+interface ImportFeature {
   subcommand: SlashDeclaration;
   confirmButton: ComponentRoute<ButtonInteraction>;
   /** Drops open previews and stops running imports after their current step. */

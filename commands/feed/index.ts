@@ -14,7 +14,7 @@ import * as importing from './import.js';
 import * as list from './list.js';
 import * as posts from './posts.js';
 
-export const data = localize(new SlashCommandBuilder().setName('feed'), { description: 'cmd.feed.description' })
+const data = localize(new SlashCommandBuilder().setName('feed'), { description: 'cmd.feed.description' })
   .setContexts(InteractionContextType.Guild)
   .addSubcommand(list.build)
   .addSubcommand(create.build)

@@ -57,9 +57,9 @@ export const listPageId: CustomIdCodec<ListState> = {
 };
 
 /** The channel select: the filters it keeps (the channel is what it picks; a pick shows page 1). */
-export const channelFilterId = customId('feed:list-channel', { userId: snowflake36, problemas: flag, estado: optional(stateToken), cuenta: optional(token(30)) });
+const channelFilterId = customId('feed:list-channel', { userId: snowflake36, problemas: flag, estado: optional(stateToken), cuenta: optional(token(30)) });
 /** The state select: the filters it keeps (the state is what it picks; a pick shows page 1). */
-export const stateFilterId = customId('feed:list-state', { channelId: optional(snowflake36), userId: snowflake36, problemas: flag, cuenta: optional(token(30)) });
+const stateFilterId = customId('feed:list-state', { channelId: optional(snowflake36), userId: snowflake36, problemas: flag, cuenta: optional(token(30)) });
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('list'), { name: 'cmd.feed.list.name', description: 'cmd.feed.list.description' })

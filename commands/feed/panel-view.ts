@@ -24,13 +24,13 @@ const MAX_LABEL = 100;
 /** A state a custom_id can carry (see list.ts). */
 const STATE_TOKEN = /^(?!-$)[a-z0-9_.-]{1,20}$/;
 
-export interface PanelFilters {
+interface PanelFilters {
   channelId?: string | undefined;
   estado?: string | undefined;
   problemas?: boolean | undefined;
 }
 
-export interface PanelInput {
+interface PanelInput {
   filters: PanelFilters;
   view: FeedListView;
   /** Every feed of the server (the state select offers the states they have). */

@@ -14,7 +14,7 @@ import { apiCode, apiText } from '../../src/render/markdown.js';
 import { truncate } from '../../src/render/text.js';
 
 /** What a confirmation says besides its feeds: health marks, and the role that allowed the asker. */
-export interface ConfirmationContext {
+interface ConfirmationContext {
   /** The feed's warnings as one line (`warningText`), when it has any. */
   marks?: string;
   /** The feed-manager role that allowed the asker; absent when Manage Server did. */
@@ -82,7 +82,7 @@ export function confirmationExpiredEmbed(t: Translator): APIEmbed {
 // ─── Bulk delete ───
 
 /** Feeds listed by name in a bulk confirmation; the rest are counted ("and 12 more"). */
-export const BULK_CONFIRM_LISTED = 15;
+const BULK_CONFIRM_LISTED = 15;
 
 function channelMention(id: string): string {
   return /^\d{1,20}$/.test(id) ? `<#${id}>` : apiCode(id);
@@ -113,7 +113,7 @@ function linesWithin(t: Translator, lines: readonly string[], max: number, maxLi
   return shown.join('\n');
 }
 
-export interface BulkConfirmationInput extends Pick<ConfirmationContext, 'viaRoleId'> {
+interface BulkConfirmationInput extends Pick<ConfirmationContext, 'viaRoleId'> {
   /** Every feed of this channel, or (absent) every feed with a warning. */
   channelId?: string;
   /** The feeds chosen one by one in /feed delete's picker (neither a channel's nor the warned ones). */

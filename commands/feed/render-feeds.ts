@@ -16,7 +16,7 @@ import { truncate, unixSeconds } from '../../src/render/text.js';
 import { packPages } from '../../src/render/pager.js';
 
 /** Feeds per page when they are short; long values make pages smaller (see paginateFeeds). */
-export const FEEDS_PER_PAGE = 10;
+const FEEDS_PER_PAGE = 10;
 /** Room kept for the title and footer when packing fields under the 6000-character limit. */
 const LIST_FIELD_BUDGET = 5_000;
 
@@ -30,7 +30,7 @@ function channelMention(id: string): string {
 }
 
 /** One feed; `warnings` (icon + words, see health/feed-health.ts) is its last line when it has any. */
-export function feedField(t: Translator, feed: FeedListItem, warnings?: string): APIEmbedField {
+function feedField(t: Translator, feed: FeedListItem, warnings?: string): APIEmbedField {
   const value = t('list.field.value', {
     channel: channelMention(feed.canal),
     estado: stateLabel(t, feed.estado),
@@ -48,7 +48,7 @@ export function feedField(t: Translator, feed: FeedListItem, warnings?: string):
  * Splits the feed fields into pages: at most FEEDS_PER_PAGE fields (≤ 25) and at most
  * LIST_FIELD_BUDGET characters each, so a page always fits one embed and one message.
  */
-export function paginateFeeds(fields: APIEmbedField[]): APIEmbedField[][] {
+function paginateFeeds(fields: APIEmbedField[]): APIEmbedField[][] {
   return packPages(fields, FEEDS_PER_PAGE, LIST_FIELD_BUDGET, (field) => field.name.length + field.value.length);
 }
 
@@ -60,7 +60,7 @@ export interface FeedListView {
   rows: FeedRow[];
 }
 
-export interface FeedListOptions {
+interface FeedListOptions {
   page: number;
   /** The channel filter; `channelName` labels it in the title. */
   channelId?: string | undefined;

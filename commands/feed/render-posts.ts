@@ -46,7 +46,7 @@ function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
 }
 
 
-export interface PostsPageRequest {
+interface PostsPageRequest {
   feedId: number;
   /** The kind filter the posts were asked with, if any. */
   tipo: string | undefined;

@@ -15,7 +15,7 @@ import type { FeedbotGroup } from './index.js';
 
 const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 
-export const STALE_DAYS: IntegerOptionSpec = { name: 'dias', label: 'opt.dias.name', min: 1, max: MAX_STALE_AFTER_DAYS };
+const STALE_DAYS: IntegerOptionSpec = { name: 'dias', label: 'opt.dias.name', min: 1, max: MAX_STALE_AFTER_DAYS };
 
 function thresholdEmbed(t: Translator, description: string, color: number): APIEmbed {
   return { title: t('health.threshold.title'), color, description };

@@ -25,7 +25,7 @@ function withRoleOption(s: SlashCommandSubcommandBuilder, description: MessageKe
  * Refuses a role that cannot sensibly stand for "trusted to manage feeds". Shared by `add` and
  * /feedbot settings' role select.
  */
-export function refuseUnfitRole(role: { id: string; managed: boolean }, guildId: string): void {
+function refuseUnfitRole(role: { id: string; managed: boolean }, guildId: string): void {
   // @everyone's id is the guild's: every member has it.
   if (role.id === guildId) throw new UserError('managers.error.everyone');
   // A bot's or an integration's role is given by that integration, not by the server's admins.

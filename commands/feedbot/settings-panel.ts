@@ -13,7 +13,7 @@ import { truncate } from '../../src/render/text.js';
 import { MAX_MANAGER_ROLES } from '../../src/settings/schema.js';
 
 /** The threshold's choices, in days; the current value is added when it was set to another with the slash command. */
-export const THRESHOLD_CHOICES = [1, 3, 7, 14, 30, 60, 90, 180, 365] as const;
+const THRESHOLD_CHOICES = [1, 3, 7, 14, 30, 60, 90, 180, 365] as const;
 
 export interface PanelState {
   key: KeyStatus | undefined;

@@ -20,7 +20,7 @@ import { replaceManagerRoles } from './managers.js';
 import { panelEmbed, panelRows, removeKeyQuestion, type PanelIds, type PanelState } from './settings-panel.js';
 
 const FOR = { userId: snowflake };
-export const settingsIds = {
+const settingsIds = {
   audit: customId('feedbot:set-audit', FOR),
   roles: customId('feedbot:set-roles', FOR),
   threshold: customId('feedbot:set-days', FOR),

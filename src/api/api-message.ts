@@ -3,7 +3,7 @@
  * relies on one: a few common places are tried in order and the first string wins.
  */
 
-export const API_MESSAGE_MAX = 300;
+const API_MESSAGE_MAX = 300;
 
 // C0/C1 controls and bidi overrides/isolates: they could break or disguise a Discord message.
 // eslint-disable-next-line no-control-regex

@@ -5,7 +5,7 @@
  */
 import { ROUTES, type RouteName, type Scope } from '@feedbot/feed-api-contract';
 
-export interface FeedApiErrorInit {
+interface FeedApiErrorInit {
   route?: RouteName;
   /** Requests actually sent for this call (0 when refused before sending). */
   attempts: number;
@@ -27,7 +27,7 @@ export class FeedApiError extends Error {
   }
 }
 
-export interface FeedApiHttpErrorInit extends FeedApiErrorInit {
+interface FeedApiHttpErrorInit extends FeedApiErrorInit {
   status: number;
   apiMessage?: string;
   body?: unknown;

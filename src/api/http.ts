@@ -25,7 +25,7 @@ export interface AttemptResponse {
   truncated: boolean;
 }
 
-export type TransportFailureKind = 'timeout' | 'connection';
+type TransportFailureKind = 'timeout' | 'connection';
 
 /** Thrown by `attempt` when no complete response arrived. */
 export class TransportFailure extends Error {
@@ -43,7 +43,7 @@ export class TransportFailure extends Error {
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** The first `code` found on the error or its cause chain (undici wraps system errors). */
-export function errorCode(err: unknown): string | undefined {
+function errorCode(err: unknown): string | undefined {
   let e: unknown = err;
   for (let i = 0; i < 5 && typeof e === 'object' && e !== null; i++) {
     const code = (e as { code?: unknown }).code;

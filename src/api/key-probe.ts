@@ -18,9 +18,9 @@ import type { FeedApiRequester } from './request.js';
 import { ApiKeySchema } from '@feedbot/feed-api-contract';
 import { parseInput } from './validation.js';
 
-export type ProbeAnswer = boolean | null;
+type ProbeAnswer = boolean | null;
 
-export interface KeyProbe {
+interface KeyProbe {
   /** false only when the API answered 401. */
   valid: boolean;
   /** null = could not tell (error other than 403/400, or the key is invalid). */

@@ -55,7 +55,7 @@ export interface RequesterOptions {
   sharedState?: Pick<SharedStateBackend, 'rateGate'>;
 }
 
-export interface RequestSpec<R extends RouteName = RouteName> {
+interface RequestSpec<R extends RouteName = RouteName> {
   route: R;
   apiKey: string;
   /** Path and query under the base URL, e.g. `/feeds/3/posts?limite=5`. */
@@ -67,7 +67,7 @@ export interface RequestSpec<R extends RouteName = RouteName> {
 }
 
 /** The validated 2xx body of a route. */
-export type RouteResponse<R extends RouteName> = z.output<(typeof ROUTES)[R]['response']>;
+type RouteResponse<R extends RouteName> = z.output<(typeof ROUTES)[R]['response']>;
 
 const OptionsSchema = z.object({
   baseUrl: z

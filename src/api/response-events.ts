@@ -12,7 +12,7 @@ import type { AttemptOutcome, Method } from './retry-policy.js';
 
 /** How one attempt ended: an HTTP status, no complete answer, or refused by the local gate. */
 
-export type ResponseOutcome = AttemptOutcome | { kind: 'refused'; resetAt: Date };
+type ResponseOutcome = AttemptOutcome | { kind: 'refused'; resetAt: Date };
 
 export type ResponseEvent = ResponseOutcome & {
   route: RouteName;

@@ -37,7 +37,7 @@ export type AttemptOutcome =
   | { kind: 'timeout'; timeoutMs?: number }
   | { kind: 'connection'; systemCode?: string };
 
-export function isIdempotent(method: Method): boolean {
+function isIdempotent(method: Method): boolean {
   return method === 'GET' || method === 'DELETE';
 }
 

@@ -8,7 +8,7 @@ import type { BotServices } from '../bot/context.js';
 import { maskKey } from '../keys/mask.js';
 import { keyFingerprint } from './fingerprint.js';
 
-export type KeyNoticeServices = Pick<BotServices, 'keys' | 'settings' | 'audit' | 'logger'>;
+type KeyNoticeServices = Pick<BotServices, 'keys' | 'settings' | 'audit' | 'logger'>;
 
 /** Called on a 401 to `guildId`'s key. Never throws; resolves once the post is queued (or not needed). */
 export async function noticeRejectedKey(services: KeyNoticeServices, guildId: string, locale?: string): Promise<void> {

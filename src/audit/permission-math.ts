@@ -26,7 +26,7 @@ export interface MemberInChannel {
 }
 
 /** The guild-wide permissions: @everyone and the member's roles (the guild owner's case aside). */
-export function basePermissions(m: MemberInChannel): bigint {
+function basePermissions(m: MemberInChannel): bigint {
   let base = m.rolePermissions.get(m.guildId) ?? 0n;
   for (const role of m.memberRoleIds) base |= m.rolePermissions.get(role) ?? 0n;
   return base;

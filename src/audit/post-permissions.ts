@@ -10,7 +10,7 @@ import { DiscordAPIError, PermissionFlagsBits, Routes, type Client } from 'disco
 import { z } from 'zod';
 import { channelPermissions } from './permission-math.js';
 
-export const POST_PERMISSIONS = {
+const POST_PERMISSIONS = {
   ViewChannel: PermissionFlagsBits.ViewChannel,
   SendMessages: PermissionFlagsBits.SendMessages,
   EmbedLinks: PermissionFlagsBits.EmbedLinks,

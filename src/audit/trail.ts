@@ -25,7 +25,7 @@ import type { GuildSettingsStore } from '../settings/store.js';
 import type { AuditEvent, AuditTrail } from './events.js';
 import { failureDetail, failureReason, isPermanentFailure } from './post-failure.js';
 
-export interface AuditTrailDeps {
+interface AuditTrailDeps {
   client: Client;
   settings: GuildSettingsStore;
   logger: Logger;

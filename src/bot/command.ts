@@ -10,14 +10,12 @@ import {
   type ButtonInteraction,
   type ChannelSelectMenuInteraction,
   type ChatInputCommandInteraction,
-  type MentionableSelectMenuInteraction,
   type MessageContextMenuCommandInteraction,
   type ModalSubmitInteraction,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   type RESTPostAPIContextMenuApplicationCommandsJSONBody,
   type RoleSelectMenuInteraction,
   type StringSelectMenuInteraction,
-  type UserSelectMenuInteraction,
 } from 'discord.js';
 import type { HandlerContext } from './context.js';
 import type { CustomIdCodec } from './custom-id.js';
@@ -55,7 +53,7 @@ export interface SlashDeclaration extends Preconditions {
 }
 
 /** A button, select or modal whose custom_id `id` writes and reads; `run` gets what the id carries. */
-export interface ComponentDeclaration<I, S> extends Preconditions {
+interface ComponentDeclaration<I, S> extends Preconditions {
   id: CustomIdCodec<S>;
   /** `update` replaces the message the component is on; `reply` sends a new message; `modal` opens one. */
   answer: AnswerMode;
@@ -105,11 +103,12 @@ function selectOf<I extends AnySelectMenuInteraction>(type: I['componentType']) 
     component(d, (i) => i.componentType === type) as unknown as ComponentRoute<AnySelectMenuInteraction>;
 }
 
-/** Selects in messages (component types 3, 5, 6, 7, 8), routed by custom_id like buttons. */
+/**
+ * Selects in messages (string 3, role 6, channel 8), routed by custom_id like buttons. User and
+ * mentionable selects (5, 7) get theirs the same way, selectOf(), when a command first needs one.
+ */
 export const stringSelect = selectOf<StringSelectMenuInteraction>(ComponentType.StringSelect);
-export const userSelect = selectOf<UserSelectMenuInteraction>(ComponentType.UserSelect);
 export const roleSelect = selectOf<RoleSelectMenuInteraction>(ComponentType.RoleSelect);
-export const mentionableSelect = selectOf<MentionableSelectMenuInteraction>(ComponentType.MentionableSelect);
 export const channelSelect = selectOf<ChannelSelectMenuInteraction>(ComponentType.ChannelSelect);
 
 interface CommandBase {
@@ -127,7 +126,7 @@ export type CommandModule = CommandBase &
   ({ command: SlashDeclaration; subcommands?: never } | { subcommands: Readonly<Record<string, SlashDeclaration>>; command?: never });
 
 /** A message command (type 3: a message's "Apps" menu). Discord sends no options, only the message. */
-export interface MessageCommandDeclaration extends Preconditions {
+interface MessageCommandDeclaration extends Preconditions {
   type: 'message';
   ephemeral: boolean;
   /** `reply` (default), or `modal` when it always opens a modal. */

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { ConfigError, ConfigFields, applicationIdFromToken } from '../config.js';
 import type { AppCommand } from './command.js';
 
-export const DeployConfig = ConfigFields.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
+const DeployConfig = ConfigFields.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
 
 export function loadDeployConfig() {
   const env = Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined && v.trim() !== ''));

@@ -64,7 +64,7 @@ export function newReference(): string {
   return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
 }
 
-export interface ExplainContext {
+interface ExplainContext {
   t: Translator;
 }
 

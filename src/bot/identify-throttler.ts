@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientOptions } from 'discord.js';
 
 /** Discord's identify window, plus what covers the send delay. */
-export const IDENTIFY_SPACING_MS = 5_000 + 500;
+const IDENTIFY_SPACING_MS = 5_000 + 500;
 
 export class IdentifyThrottler {
   private readonly queues = new Map<number, Promise<unknown>>();

@@ -11,12 +11,12 @@ import { customIdCommand, customIdPrefix } from './custom-id.js';
 import type { DiscordRefusal, FailureDetail } from './explain.js';
 import type { RouteTable } from './routes.js';
 
-export type InteractionKind = 'command' | 'message_command' | 'autocomplete' | 'button' | 'select' | 'modal' | 'other';
+type InteractionKind = 'command' | 'message_command' | 'autocomplete' | 'button' | 'select' | 'modal' | 'other';
 
 /** The label for a name the route table does not know. */
-export const UNKNOWN = 'unknown';
+const UNKNOWN = 'unknown';
 /** The subcommand label of a command without subcommands. */
-export const NONE = 'none';
+const NONE = 'none';
 
 export interface InteractionRecord {
   interactionId: string;

@@ -20,7 +20,7 @@ const RESERVED_SEGMENTS = new Set([
   'static', 'graphql', 'ar', 'live', 'threads', 'broadcast', 'nametag', 'directory', 'topics',
 ]);
 
-export type ProfileUrlResult =
+type ProfileUrlResult =
   | { kind: 'account'; name: string }
   | { kind: 'otherSite' }
   | { kind: 'notProfile' };

@@ -36,7 +36,7 @@ export type RepliableInteraction =
  * A modal: a ModalBuilder, or the raw API object (type 9's data) for components the builders lack
  * (checkbox groups, selects in Labels on older builders).
  */
-export type ModalPayload = Parameters<ButtonInteraction['showModal']>[0];
+type ModalPayload = Parameters<ButtonInteraction['showModal']>[0];
 
 export interface ReplyPayload {
   content?: string;
@@ -48,7 +48,7 @@ export interface ReplyPayload {
   allowedMentions?: MessageMentionOptions;
 }
 
-export interface ResponderOptions {
+interface ResponderOptions {
   /**
    * `reply` creates a message; `update` edits the message a component is on (type 7, deferral 6);
    * `modal`: the answer is a modal, so the deferral clock is never armed.
@@ -68,7 +68,7 @@ const LATEST_DEFER_AFTER_CREATION_MS = 2_200;
 /** Beyond this skew between our clock and the snowflake's, the creation time is not trusted. */
 const MAX_TRUSTED_SKEW_MS = 10_000;
 /** Discord forgets an interaction not acknowledged this long after creating it (then: 10062). */
-export const ACK_DEADLINE_MS = 3_000;
+const ACK_DEADLINE_MS = 3_000;
 
 /**
  * How long ago Discord created the interaction, by our clock; undefined when the two clocks

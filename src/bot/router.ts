@@ -211,4 +211,3 @@ class Ending {
   }
 }
 
-export type { RepliableInteraction };

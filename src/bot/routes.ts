@@ -13,7 +13,7 @@ import type { RepliableInteraction } from './responder.js';
 
 type Handler = (ctx: HandlerContext) => Promise<void>;
 
-export interface Route {
+interface Route {
   interaction: RepliableInteraction;
   /** For the log line: `feed list`, `button feed:delete`, `select feed:manage`, `modal apikey:set`, `message Feed of this post`. */
   label: string;
@@ -23,7 +23,7 @@ export interface Route {
   handler: Handler | undefined;
 }
 
-export type ComponentKind = 'button' | 'select' | 'modal';
+type ComponentKind = 'button' | 'select' | 'modal';
 
 export interface RouteTable {
   /** Slash commands by name. */

@@ -14,7 +14,7 @@ interface UpstreamRecord {
   lastStatus: number | null;
 }
 
-export interface UpstreamScopes {
+interface UpstreamScopes {
   /** Runs `fn` in a fresh scope; responses to requests made within it are recorded there. */
   run<T>(fn: () => T): T;
   /** The last status the API answered in the current scope; null if none (or outside any scope). */

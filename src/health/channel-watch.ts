@@ -10,13 +10,13 @@ import type { FeedApiClient } from '../api/client.js';
 import type { KeyStore } from '../keys/store.js';
 import { reportDeletedChannel, type DeletedChannelDeps } from './deleted-channels.js';
 
-export interface ChannelWatchDeps extends DeletedChannelDeps {
+interface ChannelWatchDeps extends DeletedChannelDeps {
   api: FeedApiClient;
   keys: KeyStore;
 }
 
 /** Reports feeds left pointing at a deleted channel; resolves when done (tests wait for it). */
-export async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | NonThreadGuildBasedChannel): Promise<void> {
+async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | NonThreadGuildBasedChannel): Promise<void> {
   // No feed forwards into a DM or a category: nothing to look up, no request spent.
   if (channel.isDMBased() || channel.type === ChannelType.GuildCategory) return;
   const guildId = channel.guildId;

@@ -19,7 +19,7 @@ export interface DeletedChannelDeps {
   logger: Logger;
 }
 
-export interface DeletedChannel {
+interface DeletedChannel {
   id: string;
   /** Known over the gateway (the deleted channel's last name); absent when noticed later. */
   name?: string | undefined;

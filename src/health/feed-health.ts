@@ -13,7 +13,7 @@ export type Feed = FeedListItem;
 export type FeedWarning = 'channelMissing' | 'stale' | 'inactive';
 
 /** Every warning, in the order they are shown. */
-export const FEED_WARNINGS: readonly FeedWarning[] = ['channelMissing', 'stale', 'inactive'];
+const FEED_WARNINGS: readonly FeedWarning[] = ['channelMissing', 'stale', 'inactive'];
 
 export interface HealthView {
   /** Whether the channel exists in this server; undefined when the channel list is unknown. */

@@ -20,7 +20,7 @@ export interface FeedFilters {
   problemas?: boolean | undefined;
 }
 
-export type FilterName = 'canal' | 'cuenta' | 'estado' | 'problemas';
+type FilterName = 'canal' | 'cuenta' | 'estado' | 'problemas';
 
 export interface FeedRow {
   feed: Feed;
@@ -57,10 +57,6 @@ export function parseStateFilter(input: string): string {
 /** The account filter: a name, `@name` or profile URL, compared lowercase as a part of the name. */
 export function parseAccountFilter(input: string): string {
   return parseAccount(input).toLowerCase();
-}
-
-export function hasFilters(filters: FeedFilters): boolean {
-  return filters.channelId !== undefined || filters.cuenta !== undefined || filters.estado !== undefined || filters.problemas === true;
 }
 
 type Step = readonly [FilterName, (row: FeedRow) => boolean];

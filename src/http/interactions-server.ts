@@ -31,7 +31,7 @@ const FIRST_RESPONSE_DEADLINE_MS = 3_000;
  * interaction is answered (or given up) within the 3 s deadline once its body arrived; a request
  * still open 5 s after SIGTERM is one Discord no longer waits for, or a client dribbling bytes.
  */
-export const DRAIN_MS = 5_000;
+const DRAIN_MS = 5_000;
 
 const InteractionEnvelope = z.looseObject({
   id: z.string().regex(/^\d{17,20}$/),
@@ -40,7 +40,7 @@ const InteractionEnvelope = z.looseObject({
   token: z.string().min(1),
 });
 
-export type HttpOutcome = 'ping' | 'answered' | 'no_answer' | 'bad_signature' | 'stale' | 'replayed' | 'too_large' | 'bad_request' | 'stopping';
+type HttpOutcome = 'ping' | 'answered' | 'no_answer' | 'bad_signature' | 'stale' | 'replayed' | 'too_large' | 'bad_request' | 'stopping';
 
 export interface HttpInteractionRequest {
   outcome: HttpOutcome;

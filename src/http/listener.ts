@@ -17,12 +17,12 @@ import type { Logger } from '../logger.js';
  * let a client that sends one header byte every 2 s hold a socket for ~29 s against a 5 s
  * headersTimeout; the check walks only the open connections, so once a second costs nothing.
  */
-export const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
+const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /** The handler of one listener, given the path of a target that parsed. */
 export type PathHandler = (req: IncomingMessage, res: ServerResponse, path: string) => void;
 
-export interface ListenerOptions {
+interface ListenerOptions {
   logger: Logger;
   /** Whole request, headers included (Node's requestTimeout). */
   requestTimeoutMs: number;
@@ -31,7 +31,7 @@ export interface ListenerOptions {
 }
 
 /** The path of the request's target, or undefined when it does not parse as a URL. */
-export function requestPath(req: IncomingMessage): string | undefined {
+function requestPath(req: IncomingMessage): string | undefined {
   try {
     return new URL(req.url ?? '/', 'http://listener.invalid').pathname;
   } catch {

@@ -16,7 +16,7 @@ const LANGS = Object.keys(DISCORD_LOCALES) as Lang[];
 const UNSERVED_LOCALES: readonly Locale[] = Object.values(Locale).filter((locale) => !LANGS.some((lang) => DISCORD_LOCALES[lang].includes(locale)));
 
 /** A text that may be composed of several catalogue entries. */
-export type Text = MessageKey | ((t: Translator) => string);
+type Text = MessageKey | ((t: Translator) => string);
 
 function render(text: Text, lang: Lang): string {
   return typeof text === 'function' ? text(translator(lang)) : catalogues[lang][text];
@@ -35,7 +35,7 @@ function localizationMap(text: Text, langs: readonly Lang[]): LocalizationMap {
  * descriptions rather than the Spanish base names. Discord counts only the longest localization
  * of a field against a command's 8000 characters, so these copies cost none of that budget.
  */
-export function localizations(text: Text): LocalizationMap {
+function localizations(text: Text): LocalizationMap {
   const map = localizationMap(text, LANGS);
   const fallback = render(text, DEFAULT_LANG);
   for (const locale of UNSERVED_LOCALES) map[locale] = fallback;

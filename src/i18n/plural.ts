@@ -5,7 +5,7 @@
  * hold `{placeholders}`; it may not hold another plural.
  */
 
-export type PluralVars = Record<string, string | number>;
+type PluralVars = Record<string, string | number>;
 
 interface PluralBlock {
   start: number;

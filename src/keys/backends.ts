@@ -9,7 +9,7 @@ import { KeyDatabase } from './sqlite.js';
 import { parseStoreUrl } from './store-url.js';
 import { unreachable } from './unreachable.js';
 
-export interface OpenBackendOptions {
+interface OpenBackendOptions {
   databaseUrl: string;
   namespace?: string;
   logger: Logger;

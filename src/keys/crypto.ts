@@ -19,11 +19,8 @@ import {
 } from './schema.js';
 import { assertSecret } from './secret.js';
 
-export { KeyRecordError, type KeyRecordErrorReason } from './errors.js';
-export type { StoredKeyPayload } from './schema.js';
-
 export const DEFAULT_NAMESPACE = 'guild-keys';
-export const CURRENT_RECORD_VERSION = 1;
+const CURRENT_RECORD_VERSION = 1;
 
 export interface KeyRecordV1 {
   v: 1;
@@ -36,7 +33,7 @@ export interface KeyRecordV1 {
 
 export type KeyRecord = KeyRecordV1;
 
-export interface RecordOptions {
+interface RecordOptions {
   /** Keyv namespace the record lives in; part of the associated data. */
   namespace?: string;
 }
@@ -63,7 +60,7 @@ export function secretKid(secret: Buffer): string {
   return kid;
 }
 
-export function associatedData(guildId: string, version: number, namespace: string = DEFAULT_NAMESPACE): Buffer {
+function associatedData(guildId: string, version: number, namespace: string = DEFAULT_NAMESPACE): Buffer {
   return Buffer.from(`feedbot:${namespace}:v${version}:${guildId}`, 'utf8');
 }
 

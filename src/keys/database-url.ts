@@ -11,7 +11,7 @@ import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Every scheme DATABASE_URL takes, for messages. */
-export const SUPPORTED_SCHEMES =
+const SUPPORTED_SCHEMES =
   'sqlite://path/to/file.sqlite (or a file path), postgres://user:password@host:5432/database, or redis://:password@host:6379/0 (rediss:// for TLS)';
 
 /** `word:` at the start, or a scheme this bot knows followed by `//` (its colon forgotten). */

@@ -6,7 +6,7 @@
 import { Observers, type Listener } from '../observers.js';
 import { KeyStoreError, type KeyStoreErrorCode } from './errors.js';
 
-export type KeyStoreOp = 'get' | 'set' | 'delete' | 'audit' | 'ping';
+type KeyStoreOp = 'get' | 'set' | 'delete' | 'audit' | 'ping';
 
 export interface KeyStoreOperation {
   op: KeyStoreOp;

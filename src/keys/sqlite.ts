@@ -18,11 +18,10 @@ import { MissingFolderError, ensureDatabaseFile, parseDatabaseUrl, type SqliteLo
 import { KeyStoreError, describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 
-export type { RawEntry } from './backend.js';
 
 const BUSY_TIMEOUT_MS = 5_000;
 
-export interface KeyDatabaseOptions {
+interface KeyDatabaseOptions {
   /** A sqlite:// URL or a plain path (openBackend in backends.ts dispatches the other schemes). */
   databaseUrl: string;
   namespace?: string;

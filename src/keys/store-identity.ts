@@ -15,7 +15,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0:0:0:0:0:0
 const DEFAULT_PORTS = { postgres: 5432, redis: 6379 } as const;
 
 /** A string that is equal for two locations exactly when they name the same store. */
-export function storeIdentity(location: StoreLocation): string {
+function storeIdentity(location: StoreLocation): string {
   if (location.kind === 'sqlite') {
     if (location.file === ':memory:') return `sqlite::memory:${Math.random()}`;
     return `sqlite:${resolveExisting(location.file)}`;

@@ -24,10 +24,9 @@ import { assertSecret } from './secret.js';
 import { observed, operationObservers, type KeyStoreOperationListener } from './operations.js';
 
 export { maskKey } from './mask.js';
-export { rotateKeys, type RotateKeysOptions, type RotateKeysResult } from './rotate.js';
-export { KeyStoreError, KeyRecordError } from './errors.js';
-export type { KeyStoreErrorCode, KeyRecordErrorReason } from './errors.js';
-export { StoredKeySchema, type StoredKey } from './schema.js';
+export { rotateKeys } from './rotate.js';
+export { KeyStoreError } from './errors.js';
+export type { StoredKey } from './schema.js';
 
 export interface KeyStoreOptions {
   /** 'sqlite://./data/feedbot.sqlite' (or a plain path), 'postgres://…', 'redis://…' or 'rediss://…'. */

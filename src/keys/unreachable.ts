@@ -12,7 +12,7 @@ import { redactPassword, type StoreLocation } from './store-url.js';
 type ServerLocation = Exclude<StoreLocation, { kind: 'sqlite' }>;
 
 /** A 'storage' KeyStoreError (as every failure of the storage layer) that says which server and why. */
-export class StoreUnreachableError extends KeyStoreError {
+class StoreUnreachableError extends KeyStoreError {
   constructor(
     readonly variable: string,
     readonly address: string,

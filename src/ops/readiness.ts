@@ -6,7 +6,7 @@
 import { KeyStoreError } from '../keys/errors.js';
 import { READY, statusName, type GatewaySource } from './gateway.js';
 
-export interface ReadinessSources {
+interface ReadinessSources {
   /** Absent in HTTP-interactions mode, where no gateway session exists. */
   gateway?: GatewaySource | undefined;
   /** A cheap real query of the key store (KeyStore.ping). */

@@ -8,7 +8,7 @@ import { Events, type Client, type Role } from 'discord.js';
 import type { Logger } from '../logger.js';
 import type { GuildSettingsStore } from './store.js';
 
-export interface RoleWatch {
+interface RoleWatch {
   /** Resolves when every removal under way has been stored (before the store closes; tests). */
   settled(): Promise<void>;
 }

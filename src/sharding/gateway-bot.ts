@@ -14,7 +14,7 @@ const GatewayBotSchema = z.object({
   }),
 });
 
-export interface GatewayBot {
+interface GatewayBot {
   recommendedShards: number;
   maxConcurrency: number;
   /** Identifies left before Discord refuses new sessions until `resetAfterMs`. */

@@ -16,7 +16,7 @@ export interface ShardProcess extends ShardChannel {
   readonly process: { readonly pid?: number | undefined; readonly exitCode: number | null; readonly signalCode: string | null } | null;
 }
 
-export interface HostSources {
+interface HostSources {
   /** The shard ids this host runs (SHARD_IDS, or every shard). */
   ids: readonly number[];
   shard(id: number): ShardProcess | undefined;

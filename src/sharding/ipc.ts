@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Readiness } from '../ops/readiness.js';
 
 const QUESTIONS = ['readiness', 'metrics'] as const;
-export type OpsQuestion = (typeof QUESTIONS)[number];
+type OpsQuestion = (typeof QUESTIONS)[number];
 
 const QuestionSchema = z.object({ feedbotOps: z.literal(1), id: z.number().int(), ask: z.enum(QUESTIONS) });
 const AnswerSchema = z.object({ feedbotOps: z.literal(1), id: z.number().int(), value: z.unknown().optional(), error: z.string().optional() });
@@ -29,9 +29,8 @@ export const MetricJsonSchema = z.looseObject({
   type: z.string(),
   values: z.array(z.looseObject({ value: z.number(), labels: z.record(z.string(), z.union([z.string(), z.number()])) })),
 });
-export type MetricJson = z.infer<typeof MetricJsonSchema>;
 
-export interface OpsAnswers {
+interface OpsAnswers {
   readiness(): Promise<Readiness>;
   metrics(): Promise<unknown[]>;
 }

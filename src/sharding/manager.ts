@@ -11,7 +11,7 @@ import type { Logger } from '../logger.js';
 import { formatShardIds, identifyWaves } from './shard-ids.js';
 
 /** Discord allows one identify per bucket every 5 s; the margin covers clock and network jitter. */
-export const IDENTIFY_WINDOW_MS = 5_500;
+const IDENTIFY_WINDOW_MS = 5_500;
 /** How long a shard process may take from spawn to READY before start-up counts as failed. */
 const READY_TIMEOUT_MS = 120_000;
 /** How long stop() waits for shard processes to drain and exit before killing them. */
@@ -25,7 +25,7 @@ export interface ShardPlan {
   maxConcurrency: number;
 }
 
-export interface HostManagerOptions {
+interface HostManagerOptions {
   /** The bot's entry (`index.js` beside this file, or `index.ts` from source). */
   file: string;
   token: string;

@@ -4,7 +4,7 @@
  */
 
 /** Never more shards than this in one list: a typo like `0-99999999` must not allocate for minutes. */
-export const MAX_SHARD_ID = 65_535;
+const MAX_SHARD_ID = 65_535;
 
 /** The ids of a list, sorted and without repeats; throws an Error saying what is wrong. */
 export function parseShardIds(text: string): number[] {

@@ -89,7 +89,7 @@ export interface BatchReport<R = unknown> {
 }
 
 /** How a step's failure is treated. */
-export type FailureClass = 'refused' | 'stop';
+type FailureClass = 'refused' | 'stop';
 
 /** 400/404 and a step's own refusal concern that step only; everything else stops the batch. */
 export function defaultClassify(error: unknown): FailureClass {
@@ -107,7 +107,7 @@ export interface BatchEnvironment {
   sleep?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export interface BatchOptions<R> {
+interface BatchOptions<R> {
   steps: readonly BatchStep<R>[];
   /** The progress message for the current state. */
   render(progress: BatchProgress): ReplyPayload;
@@ -125,7 +125,7 @@ export interface BatchOptions<R> {
 /** Discord's interaction tokens (editReply, follow-ups) work for 15 minutes after the interaction's creation. */
 export const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60_000;
 /** Default room kept before the token dies: a step in flight (its request deadline) and the final edit. */
-export const DEFAULT_DEADLINE_MARGIN_MS = 45_000;
+const DEFAULT_DEADLINE_MARGIN_MS = 45_000;
 
 /** The latest moment to start a step or end a wait for `interaction`, keeping `marginMs` for the step and the final edit. */
 export function tokenDeadline(interaction: Pick<Interaction, 'createdTimestamp'>, marginMs = DEFAULT_DEADLINE_MARGIN_MS): number {
@@ -133,7 +133,7 @@ export function tokenDeadline(interaction: Pick<Interaction, 'createdTimestamp'>
 }
 
 /** The environment of a handler: its clock, its responder (the progress message) and its logger. */
-export function batchEnvironment(ctx: HandlerContext): BatchEnvironment {
+function batchEnvironment(ctx: HandlerContext): BatchEnvironment {
   return { now: () => ctx.now(), edit: (payload) => ctx.respond.send(payload), logger: ctx.services.logger };
 }
 

@@ -6,8 +6,8 @@
 import { request, type Dispatcher } from 'undici';
 import { FormatError, type FileKind } from './format.js';
 
-export const MAX_IMPORT_BYTES = 256 * 1024;
-export const DOWNLOAD_TIMEOUT_MS = 10_000;
+const MAX_IMPORT_BYTES = 256 * 1024;
+const DOWNLOAD_TIMEOUT_MS = 10_000;
 
 /** What the bot knows of an attachment before downloading it (discord.js' Attachment has these). */
 export interface AttachmentInfo {
@@ -27,7 +27,7 @@ export function fileKind(attachment: Pick<AttachmentInfo, 'name' | 'contentType'
   return undefined;
 }
 
-export interface DownloadOptions {
+interface DownloadOptions {
   dispatcher?: Dispatcher;
   maxBytes?: number;
   timeoutMs?: number;

@@ -13,8 +13,8 @@ import type { MessageKey, Vars } from '../i18n/index.js';
 import { truncate } from '../render/text.js';
 import { CsvSyntaxError, readCsv, unguardCell, writeCsv } from './csv.js';
 
-export const EXPORT_FORMAT = 'feedbot-feeds';
-export const EXPORT_VERSION = 1;
+const EXPORT_FORMAT = 'feedbot-feeds';
+const EXPORT_VERSION = 1;
 /** Most feed rows one import accepts (at 100 requests a minute, several windows already). */
 export const MAX_IMPORT_ROWS = 500;
 /** The CSV columns, in the order the export writes them. */
@@ -31,7 +31,7 @@ const KINDS_SEPARATOR = '+';
 export const MAX_LABEL_LENGTH = 100;
 export const MAX_STATE_LENGTH = 100;
 
-export const ExportedFeedSchema = z.object({
+const ExportedFeedSchema = z.object({
   id: z.number().int().positive(),
   cuenta: z.string(),
   canal: z.string(),
@@ -40,7 +40,6 @@ export const ExportedFeedSchema = z.object({
   filtros: z.number().int().nonnegative(),
   estado: z.string(),
 });
-export type ExportedFeed = z.infer<typeof ExportedFeedSchema>;
 
 export const ExportDocumentSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
@@ -49,7 +48,7 @@ export const ExportDocumentSchema = z.object({
   guildId: z.string().regex(/^\d{17,20}$/),
   feeds: z.array(ExportedFeedSchema),
 });
-export type ExportDocument = z.infer<typeof ExportDocumentSchema>;
+type ExportDocument = z.infer<typeof ExportDocumentSchema>;
 
 export function exportDocument(guildId: string, feeds: readonly FeedListItem[], exportedAt: Date): ExportDocument {
   return ExportDocumentSchema.parse({

@@ -8,7 +8,7 @@
 import type { HandlerContext } from '../bot/context.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './batch.js';
 
-export interface ImportLock {
+interface ImportLock {
   /** Never throws: a hold that cannot be released lapses by itself. */
   release(): Promise<void>;
 }

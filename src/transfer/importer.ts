@@ -15,7 +15,7 @@ import type { ImportOutcome } from './render.js';
 import { StepRefusedError, type BatchReport, type BatchStep } from './batch.js';
 import { feedIdentity, type ImportRow } from './format.js';
 
-export interface ImportedFeed {
+interface ImportedFeed {
   id: number;
   /** Found by re-listing after a create whose answer was lost. */
   confirmedByList: boolean;
@@ -72,7 +72,7 @@ export function importSteps(ctx: HandlerContext, rows: readonly ImportRow[]): Ba
 }
 
 /** The user's words for why a step or the batch failed. */
-export function failureReason(t: Translator, error: unknown): string {
+function failureReason(t: Translator, error: unknown): string {
   if (error instanceof StepRefusedError) return t(error.reasonKey, error.vars);
   return explain(error, { t }).message;
 }

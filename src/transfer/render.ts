@@ -81,7 +81,7 @@ function listField(t: Translator, name: string, lines: readonly string[]): APIEm
   return [{ name: truncate(name, Limits.fieldName), value: shown.join('\n') }];
 }
 
-export interface PreviewInput {
+interface PreviewInput {
   fileName: string;
   plan: ImportPlan;
   expires: Date;
