@@ -2,7 +2,7 @@
  * Whether the bot is still in a guild, asked by the retention sweep before it deletes anything
  * (retention.ts): the bot may have been added back while nobody was listening.
  */
-import { DiscordAPIError, RESTJSONErrorCodes, Routes, ShardClientUtil, Status, type Client } from 'discord.js';
+import { DiscordAPIError, RESTJSONErrorCodes, Routes, ShardClientUtil, Status, type Client, type REST } from 'discord.js';
 import type { Presence } from './retention.js';
 
 /**
@@ -21,7 +21,7 @@ export function gatewayPresence(client: Client): (guildId: string) => Promise<Pr
 }
 
 /** HTTP mode has no cache: Discord's answer to `GET /guilds/{id}` (10004 Unknown Guild or 50001 Missing Access: gone). */
-export function restPresence(client: Pick<Client, 'rest'>): (guildId: string) => Promise<Presence> {
+export function restPresence(client: { rest: Pick<REST, 'get'> }): (guildId: string) => Promise<Presence> {
   return async (guildId) => {
     try {
       await client.rest.get(Routes.guild(guildId));
