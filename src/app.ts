@@ -6,7 +6,7 @@
 import { Events, type Client, type ClientOptions } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import { FeedApiClient } from './api/client.js';
-import type { SharedStateBackend } from './api/shared-state.js';
+import type { SharedStateBackend } from './replicas/shared-state.js';
 import { ChannelDirectory } from './bot/channel-directory.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import type { BotServices } from './bot/context.js';
@@ -92,7 +92,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   // Imported only when REDIS_URL is set: @redis/client stays unloaded otherwise (start-up).
   const ownSharedState =
     !opts.sharedState && config.REDIS_URL
-      ? await (await import('./api/shared/redis-state.js')).RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' }))
+      ? await (await import('./replicas/redis-state.js')).RedisSharedState.open(config.REDIS_URL, logger.child({ component: 'shared-state' }))
       : undefined;
   const sharedState = opts.sharedState ?? ownSharedState;
   if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { parseRedisUrl } from './api/shared/redis-url.js';
+import { parseRedisUrl } from './replicas/redis-url.js';
 import { parseStoreUrl } from './keys/store-url.js';
 import { parseShardIds } from './sharding/shard-ids.js';
 

@@ -23,7 +23,7 @@ import type { GateSnapshot } from './gate.js';
 import { FeedApiRequester, hashApiKey, type RequesterOptions } from './request.js';
 import { responseLogger } from './request-log.js';
 import type { ResponseListener } from './response-events.js';
-import type { SharedStateBackend } from './shared-state.js';
+import type { SharedStateBackend } from '../replicas/shared-state.js';
 import { AuthSchema, IdSchema, PostsQueryInputSchema, parseInput } from './validation.js';
 
 export interface ApiAuth {

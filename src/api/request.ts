@@ -26,7 +26,7 @@ import {
 import { attempt, TransportFailure, type AttemptRequest, type AttemptResponse } from './http.js';
 import type { GatePermit, GateSnapshot, RateGate } from './gate.js';
 import { MemoryRateGate } from './rate-gate.js';
-import type { SharedStateBackend } from './shared-state.js';
+import type { SharedStateBackend } from '../replicas/shared-state.js';
 import { Observers } from '../observers.js';
 import type { ResponseEvent, ResponseListener } from './response-events.js';
 import { backoffMs, mayHaveReachedServer, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';

@@ -3,7 +3,7 @@
  * /feed import): what each one is about, by the id of the interaction that asked, and the marks
  * of presses being carried out. The question and the press may reach different replicas
  * (INTERACTIONS_MODE=http behind a load balancer), so with REDIS_URL this lives in Redis
- * (src/api/shared/redis-pending.ts); one process keeps it in memory (here).
+ * (src/replicas/redis-pending.ts); one process keeps it in memory (here).
  *
  * Values are JSON text: the store never shares objects with its callers, in memory either, so
  * what a confirmation keeps is plain data in both (commands/feed/confirmations.ts checks it on

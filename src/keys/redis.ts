@@ -140,7 +140,7 @@ export class RedisKeyBackend implements KeyBackend {
 /**
  * Reconnects with backoff once it has been connected; the first connection fails on its first error
  * (the key store cannot start without its keys). Also the shared state's client
- * (api/shared/redis-link.ts), with `retryFromStart`: the same fail-fast commands, but it keeps
+ * (src/replicas/redis-link.ts), with `retryFromStart`: the same fail-fast commands, but it keeps
  * connecting in the background from the first attempt, since a replica starts without Redis.
  */
 export function newClient(url: string, opts: { retryFromStart?: boolean } = {}) {

@@ -10,8 +10,8 @@ import { MockAgent, type Interceptable } from 'undici';
 import { test } from 'vitest';
 import { FeedApiClient, type FeedApiClientOptions } from '../../src/api/client.js';
 import type { ResponseEvent } from '../../src/api/response-events.js';
-import type { SharedStateBackend } from '../../src/api/shared-state.js';
-import { RedisSharedState } from '../../src/api/shared/redis-state.js';
+import type { SharedStateBackend } from '../../src/replicas/shared-state.js';
+import { RedisSharedState } from '../../src/replicas/redis-state.js';
 import { BASE_URL, Clock, ORIGIN, captureLogger, type CapturedLog } from './helpers.js';
 import { RedisServerFixture, type StateKind } from './shared-redis.js';
 

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { RateGate } from '../../src/api/gate.js';
 import { MemoryRateGate } from '../../src/api/rate-gate.js';
-import type { RedisLink } from '../../src/api/shared/redis-link.js';
-import { RedisRateGate } from '../../src/api/shared/redis-rate-gate.js';
+import type { RedisLink } from '../../src/replicas/redis-link.js';
+import { RedisRateGate } from '../../src/replicas/redis-rate-gate.js';
 import { turn } from './rate-limit-scenarios.js';
 import { RedisServerFixture, STATE_KINDS, describeStates, type StateKind } from './shared-redis.js';
 

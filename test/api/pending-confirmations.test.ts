@@ -1,6 +1,6 @@
 /**
  * Open confirmations (src/bot/pending.ts, commands/feed/confirmations.ts), in memory and shared
- * through Redis by replicas (src/api/shared/redis-pending.ts).
+ * through Redis by replicas (src/replicas/redis-pending.ts).
  * The store: a value is taken once whichever replicas ask, a running mark is held by one press,
  * both lapse with their time to live, Redis keys are namespaced.
  * As the commands keep them: what delete, bulk delete and import keep is plain data that reads
@@ -18,8 +18,8 @@ import type { FeedSummary } from '../../src/audit/events.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { explain } from '../../src/bot/explain.js';
 import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
-import { lua, RedisLink } from '../../src/api/shared/redis-link.js';
-import { RedisPendingStore } from '../../src/api/shared/redis-pending.js';
+import { lua, RedisLink } from '../../src/replicas/redis-link.js';
+import { RedisPendingStore } from '../../src/replicas/redis-pending.js';
 import { translator } from '../../src/i18n/index.js';
 import type { Logger } from '../../src/logger.js';
 import { readImportFile } from '../../src/transfer/format.js';

@@ -5,8 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GateDecision, GatePermit, RateGate } from '../../src/api/gate.js';
-import { lua, RedisLink } from '../../src/api/shared/redis-link.js';
-import { RedisRateGate } from '../../src/api/shared/redis-rate-gate.js';
+import { lua, RedisLink } from '../../src/replicas/redis-link.js';
+import { RedisRateGate } from '../../src/replicas/redis-rate-gate.js';
 import { captureLogger, Clock, rateHeaders } from './helpers.js';
 import { RedisServerFixture, redisMissing } from './shared-redis.js';
 import { SimulatedServer } from './simulated-rate-limit-servers.js';

@@ -7,7 +7,7 @@
 import { describe } from 'vitest';
 import { missingServer, startRedis, type LocalServer } from '@feedbot/playground';
 import { silentLogger, type Logger } from '../../src/logger.js';
-import { RedisLink } from '../../src/api/shared/redis-link.js';
+import { RedisLink } from '../../src/replicas/redis-link.js';
 
 /** Why the Redis cases skip here, or undefined when they run. Throws under CI. */
 export const redisMissing: string | undefined = missingServer('redis');

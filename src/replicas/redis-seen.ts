@@ -4,9 +4,9 @@
  * when Redis does not answer, this replica's own memory decides (fail open, as the rest of the
  * shared state: the signature and timestamp checks still hold).
  */
-import type { RedisLink } from '../api/shared/redis-link.js';
-import { lua } from '../api/shared/redis-link.js';
-import { MemorySeenInteractions, SEEN_TTL_MS, type SeenInteractions } from './replay.js';
+import type { RedisLink } from './redis-link.js';
+import { lua } from './redis-link.js';
+import { MemorySeenInteractions, SEEN_TTL_MS, type SeenInteractions } from '../http/replay.js';
 
 const FIRST_TIME = lua(`return redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) and 1 or 0`);
 

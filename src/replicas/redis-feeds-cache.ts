@@ -18,8 +18,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FeedListResponseSchema, type FeedListResponse } from '@feedbot/feed-api-contract';
-import { ReportingFeedsCache, type PendingFill } from '../feeds-cache.js';
-import type { SharedCacheOptions } from '../shared-state.js';
+import { ReportingFeedsCache, type PendingFill } from '../api/feeds-cache.js';
+import type { SharedCacheOptions } from './shared-state.js';
 import { lua, type RedisLink } from './redis-link.js';
 
 /** KEYS entry, lease; ARGV key-generation prefix, wanted key hash or '', now. Returns {json or '', leased}. */

@@ -15,7 +15,7 @@
  * (PEXPIRE, relative, so Redis's own clock does not matter): at the latest of the window's end,
  * the refusal's end and the last reservation's expiry, plus ARGV[2] (an idle margin).
  */
-import { FIRST_USE_BURST, MAX_NEW_WINDOW_BURST, SAME_WINDOW_MS } from '../gate.js';
+import { FIRST_USE_BURST, MAX_NEW_WINDOW_BURST, SAME_WINDOW_MS } from '../api/gate.js';
 import { lua } from './redis-link.js';
 
 const PRELUDE = `

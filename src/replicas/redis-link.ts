@@ -12,10 +12,10 @@
  * when it starts and once when Redis answers again, never per command.
  */
 import { createHash } from 'node:crypto';
-import { describeStorageError } from '../../keys/errors.js';
-import { newClient } from '../../keys/redis.js';
-import { redactPassword } from '../../keys/store-url.js';
-import type { Logger } from '../../logger.js';
+import { describeStorageError } from '../keys/errors.js';
+import { newClient } from '../keys/redis.js';
+import { redactPassword } from '../keys/store-url.js';
+import type { Logger } from '../logger.js';
 import { parseRedisUrl, type RedisLocation } from './redis-url.js';
 
 type Client = ReturnType<typeof newClient>;

@@ -6,16 +6,16 @@
  * A single Redis server (or a primary with replicas), not a Cluster: the cache's read script
  * also reads the generation of the key that fetched an entry, a key it only learns from the entry.
  */
-import type { Logger } from '../../logger.js';
-import type { FeedsCacheStore } from '../feeds-cache.js';
-import type { RateGate, SharedGateOptions } from '../gate.js';
-import type { SharedCacheOptions, SharedStateBackend } from '../shared-state.js';
+import type { Logger } from '../logger.js';
+import type { FeedsCacheStore } from '../api/feeds-cache.js';
+import type { RateGate, SharedGateOptions } from '../api/gate.js';
+import type { SharedCacheOptions, SharedStateBackend } from './shared-state.js';
 import { RedisFeedsCache } from './redis-feeds-cache.js';
 import { RedisLink } from './redis-link.js';
 import { RedisRateGate } from './redis-rate-gate.js';
-import type { SeenInteractions } from '../../http/replay.js';
-import { RedisSeenInteractions } from '../../http/redis-seen.js';
-import type { PendingStore } from '../../bot/pending.js';
+import type { SeenInteractions } from '../http/replay.js';
+import { RedisSeenInteractions } from './redis-seen.js';
+import type { PendingStore } from '../bot/pending.js';
 import { RedisPendingStore } from './redis-pending.js';
 
 export class RedisSharedState implements SharedStateBackend {

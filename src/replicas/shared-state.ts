@@ -4,8 +4,8 @@
  * confirmations. Without a backend, each process keeps them in memory (one replica: the embedded
  * default).
  */
-import type { RateGate, SharedGateOptions } from './gate.js';
-import type { FeedsCacheStore } from './feeds-cache.js';
+import type { RateGate, SharedGateOptions } from '../api/gate.js';
+import type { FeedsCacheStore } from '../api/feeds-cache.js';
 import type { SeenInteractions } from '../http/replay.js';
 import type { PendingStore } from '../bot/pending.js';
 

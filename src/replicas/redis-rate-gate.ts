@@ -13,9 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { RATE_LIMIT_WINDOW_MS } from '@feedbot/feed-api-contract';
-import { resetFor429, unknownBudget, type GateDecision, type GatePermit, type GateSnapshot, type RateGate, type SharedGateOptions } from '../gate.js';
-import { MemoryRateGate } from '../rate-gate.js';
-import { parseRemaining, parseReset, type HeaderBag } from '../rate-headers.js';
+import { resetFor429, unknownBudget, type GateDecision, type GatePermit, type GateSnapshot, type RateGate, type SharedGateOptions } from '../api/gate.js';
+import { MemoryRateGate } from '../api/rate-gate.js';
+import { parseRemaining, parseReset, type HeaderBag } from '../api/rate-headers.js';
 import { FORGET, RELEASE, RESERVE, SNAPSHOT } from './gate-scripts.js';
 import type { LuaScript, RedisLink } from './redis-link.js';
 import { WaitingRoom } from './waiting-room.js';
