@@ -8,7 +8,7 @@
  * reads what Discord (the emulator) received, the bot's answers, and the bot's own store file.
  * Every wait is bounded.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
