@@ -75,3 +75,24 @@ describe('import direction', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('rendering beside its feature', () => {
+  // Tests and benchmarks may import any renderer; what counts is which parts of the bot use it.
+  const files = [...sourceFiles('src'), ...sourceFiles('commands')];
+  /** `commands/feed`, `commands/stats`, `src/audit`…: the folder of a command or of a part of src/. */
+  const featureOf = (file: string) => file.split('/').slice(0, 2).join('/').replace(/\.ts$/, '');
+
+  it('src/render/ keeps only pieces two or more features share; the rest lives beside its feature', () => {
+    const users = new Map<string, Set<string>>();
+    for (const file of files) {
+      const feature = featureOf(file);
+      if (feature === 'src/render') continue;
+      for (const to of importsOf(file).filter((f) => f.startsWith('src/render/'))) users.set(to, (users.get(to) ?? new Set()).add(feature));
+    }
+    const singleFeature = sourceFiles('src/render')
+      .map((f) => [f, [...(users.get(f) ?? [])]] as const)
+      .filter(([, features]) => features.length < 2)
+      .map(([f, features]) => `${f}: ${features.join(', ') || 'no feature'}`);
+    expect(singleFeature).toEqual([]);
+  });
+});

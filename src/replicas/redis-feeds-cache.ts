@@ -75,7 +75,7 @@ interface RedisFill extends PendingFill {
   leader: boolean;
 }
 
-export interface RedisFeedsCacheOptions extends SharedCacheOptions {
+interface RedisFeedsCacheOptions extends SharedCacheOptions {
   link: RedisLink;
   /** Prefix of every key (several bots on one server). Default `feedbot`. */
   namespace?: string;

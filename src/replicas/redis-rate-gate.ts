@@ -20,7 +20,7 @@ import { FORGET, RELEASE, RESERVE, SNAPSHOT } from './gate-scripts.js';
 import type { LuaScript, RedisLink } from './redis-link.js';
 import { WaitingRoom } from './waiting-room.js';
 
-export interface RedisRateGateOptions extends SharedGateOptions {
+interface RedisRateGateOptions extends SharedGateOptions {
   link: RedisLink;
   /** Prefix of every key this gate writes (several bots on one server). Default `feedbot`. */
   namespace?: string;

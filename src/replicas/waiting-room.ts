@@ -9,7 +9,7 @@
  * attempt's time-out, or its reservation expires then (its replica died) and the scout is admitted.
  */
 /** Why a wait ended: a release or forget here woke everyone, or this waiter is the tick's scout. */
-export type WakeReason = 'wake' | 'tick';
+type WakeReason = 'wake' | 'tick';
 
 interface Room {
   waiters: Array<(reason: WakeReason) => void>;
