@@ -63,6 +63,7 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   feedbot_key_store_operation_duration_seconds: ['histogram', ['op']],
   feedbot_gateway_shard_status: ['gauge', ['shard']],
   feedbot_gateway_heartbeat_seconds: ['gauge', ['shard']],
+  feedbot_guilds_forgotten_total: ['counter', ['reason']],
   feedbot_http_interaction_requests_total: ['counter', ['outcome']],
   feedbot_http_interaction_response_seconds: ['histogram', []],
 };
@@ -88,6 +89,7 @@ function busyMetrics(now: () => number = Date.now): BotMetrics {
   m.watch({ gateway: { shards: new Map([[0, { status: 0, ping: 42 }], [1, { status: 1, ping: -1 }]]) }, inFlight: () => 3 });
   m.onHttpRequest({ outcome: 'answered', latencyMs: 40 });
   m.onHttpRequest({ outcome: 'bad_signature', latencyMs: 1 });
+  m.onGuildForgotten({ guildId: GUILD, reason: 'removed' });
   return m;
 }
 
