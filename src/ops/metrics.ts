@@ -157,16 +157,15 @@ export class BotMetrics {
     registers: [this.registry],
   });
 
-  // ─── Issue 22 (4): forgetting servers ───
+  // Servers whose data was deleted (src/guild-data/): removed from the server, or /feedbot forget.
   private readonly guildsForgotten = new Counter({
     name: 'feedbot_guilds_forgotten_total',
     help: "Servers whose key, settings and confirmations were deleted, by reason: removed (the bot left and the retention ended) or command (/feedbot forget).",
     labelNames: ['reason'],
     registers: [this.registry],
   });
-  // ─── end of issue 22 (4) ───
 
-  // ─── Issue 22 (1-3): health sweeps and the weekly digest (src/health/sweep/) ───
+  // What the health sweeps and the weekly digest (src/health/sweep/) do without being asked.
   private readonly healthSweeps = new Counter({
     name: 'feedbot_health_sweeps_total',
     help: 'Health sweeps of a server, by result: ok, unauthorized, forbidden, error, deferred (under 10 requests left), no_audit_channel, no_key, claimed_elsewhere (another replica has the slot).',
@@ -192,7 +191,6 @@ export class BotMetrics {
     labelNames: ['route'],
     registers: [this.registry],
   });
-  // ─── end of issue 22 (1-3) ───
 
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);

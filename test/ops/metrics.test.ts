@@ -64,6 +64,8 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   feedbot_gateway_shard_status: ['gauge', ['shard']],
   feedbot_gateway_heartbeat_seconds: ['gauge', ['shard']],
   feedbot_guilds_forgotten_total: ['counter', ['reason']],
+  // Unlabelled, so exposed at 0 from the start (the sweeps' labelled counters appear with their first sample).
+  feedbot_digests_posted_total: ['counter', []],
   feedbot_http_interaction_requests_total: ['counter', ['outcome']],
   feedbot_http_interaction_response_seconds: ['histogram', []],
 };
