@@ -132,16 +132,17 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   });
   const pending = sharedState?.pendingConfirmations() ?? new MemoryPendingStore();
   const guildLogger = logger.child({ component: 'guild-data' });
+  // Health sweeps and the weekly digest keep a record per server beside the settings; it is
+  // forgotten with the rest when the bot leaves the server.
+  const sweepStore = config.HEALTH_SWEEP_SECONDS ? await SweepStore.open({ databaseUrl: config.DATABASE_URL, logger }) : undefined;
   const guildData = new GuildDataRetention({
-    services: { keys, settings, pending, departures },
+    services: { keys, settings, pending, departures, ...(sweepStore ? { sweeps: sweepStore } : {}) },
     retentionHours: config.GUILD_DATA_RETENTION_HOURS ?? 168,
     presence: initialResponses ? restPresence(client) : gatewayPresence(client),
     logger: guildLogger,
   });
-  // Health sweeps and the weekly digest (src/health/sweep/): their records beside the settings; the
-  // trail counts this week's created/deleted feeds for the digest. Only when the interval is configured.
+  // The trail counts this week's created/deleted feeds for the digest (src/health/sweep/).
   const reports = opts.sweepReports ?? sweepReports();
-  const sweepStore = config.HEALTH_SWEEP_SECONDS ? await SweepStore.open({ databaseUrl: config.DATABASE_URL, logger }) : undefined;
   const trail = createAuditTrail({ client, settings, logger: logger.child({ component: 'audit' }) });
   const countingTrail = sweepStore ? countingWeeklyChanges(trail, sweepStore, logger.child({ component: 'sweeps' })) : undefined;
   const services: BotServices = {

@@ -5,6 +5,7 @@
  * departures, a retry after a failure) is harmless: no lease is needed.
  */
 import type { PendingStore } from '../bot/pending.js';
+import type { SweepStore } from '../health/sweep/store.js';
 import type { KeyStore } from '../keys/store.js';
 import type { GuildSettingsStore } from '../settings/store.js';
 import type { DepartureStore } from './departures.js';
@@ -16,6 +17,8 @@ export interface GuildDataServices {
   /** Open confirmations (REDIS_URL or this process's memory). */
   pending: Pick<PendingStore, 'forgetGuild'>;
   departures: Pick<DepartureStore, 'clear'>;
+  /** The health sweeps' last snapshot and the digest's plan (src/health/sweep/), when sweeps run. */
+  sweeps?: Pick<SweepStore, 'delete'>;
 }
 
 interface PerGuildStore {
@@ -29,6 +32,7 @@ export const PER_GUILD_STORES: readonly PerGuildStore[] = [
   { name: 'key', forget: (s, id) => s.keys.delete(id) },
   { name: 'settings', forget: (s, id) => s.settings.delete(id) },
   { name: 'confirmations', forget: async (s, id) => s.pending.forgetGuild?.(id) },
+  { name: 'sweeps', forget: async (s, id) => s.sweeps?.delete(id) },
 ];
 
 /**

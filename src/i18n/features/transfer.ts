@@ -70,7 +70,7 @@ export const en = {
   'opt.problemas.delete.description': 'Delete every feed with a warning (channel deleted, no recent post, not active)',
   'delete.allowedBy': 'Allowed by your role {role}.',
   'bulkDelete.oneTarget':
-    'Give exactly one of `{id}`, `{canal}` or `{problemas}`: one feed, every feed of a channel, or every feed with a warning.',
+    'Give at most one of `{id}`, `{canal}` or `{problemas}`: one feed, every feed of a channel, or every feed with a warning (none: pick the feeds from a list).',
   'bulkDelete.none.channel': 'No feed forwards into <#{channel}>: nothing to delete.',
   'bulkDelete.none.problems': 'No feed has a warning: nothing to delete.',
   'bulkDelete.confirm.title': 'Delete {count, plural, one {# feed} other {# feeds}}?',
@@ -166,7 +166,7 @@ export const es: Record<keyof typeof en, string> = {
   'opt.problemas.delete.description': 'Elimina todos los feeds con algún aviso (canal eliminado, sin publicaciones recientes, no activo)',
   'delete.allowedBy': 'Permitido por tu rol {role}.',
   'bulkDelete.oneTarget':
-    'Indica exactamente uno de `{id}`, `{canal}` o `{problemas}`: un feed, todos los feeds de un canal o todos los feeds con un aviso.',
+    'Indica como mucho uno de `{id}`, `{canal}` o `{problemas}`: un feed, todos los feeds de un canal o todos los feeds con un aviso (ninguno: eliges los feeds de una lista).',
   'bulkDelete.none.channel': 'Ningún feed reenvía a <#{channel}>: no hay nada que eliminar.',
   'bulkDelete.none.problems': 'Ningún feed tiene avisos: no hay nada que eliminar.',
   'bulkDelete.confirm.title': '¿Eliminar {count, plural, one {# feed} other {# feeds}}?',
