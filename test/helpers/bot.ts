@@ -25,6 +25,12 @@ import { MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js'
 import { InitialResponses } from '../../src/http/initial-response.js';
 import { DepartureStore } from '../../src/guild-data/departures.js';
 import { GuildDataRetention } from '../../src/guild-data/retention.js';
+import type { BotServices } from '../../src/bot/context.js';
+import { attachSweeps } from '../../src/health/sweep/attached.js';
+import { startHealthSweeps, type HealthSweeps } from '../../src/health/sweep/index.js';
+import { MemoryLease } from '../../src/health/sweep/lease.js';
+import { SweepStore } from '../../src/health/sweep/store.js';
+import { sweepReports } from '../../src/health/sweep/events.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
 import { mirroredInitialResponses, startHttpTransportForTests, TEST_TRANSPORT, type Transport } from './http-transport.js';
 
@@ -54,6 +60,16 @@ export interface BotHarness {
   logger: Logger;
   logs: Record<string, unknown>[];
   rawLogs: string[];
+  /** The services the router's commands see (what app.ts attaches the sweeps to). */
+  services: BotServices;
+  /**
+   * Issue 22: starts the health sweeps on this harness's stores, API client and Discord client, and
+   * attaches them to `services` as app.ts does, so `/feedbot digest` and `/feedbot audit-channel
+   * status` see them. The clock is the harness's `now` (or Date.now); the lease is in memory; the
+   * scheduler's own timer is left to tick, and a test drives it with `scheduler.tick()`/`idle()`.
+   * Stopped by close().
+   */
+  startSweeps(opts?: { intervalMs?: number; tickMs?: number }): Promise<HealthSweeps>;
   /** Dispatches the raw payload and waits until the router has finished with it. */
   run(raw: APIInteraction): Promise<void>;
   setKey(guildId?: string, apiKey?: string): Promise<void>;
@@ -117,7 +133,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     logger,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const router = createRouter(commands, {
+  const services: BotServices = {
     api: client,
     keys,
     settings,
@@ -130,7 +146,9 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
     ...(opts.confirmTtlMs !== undefined ? { confirmTtlMs: opts.confirmTtlMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
-  });
+  };
+  const router = createRouter(commands, services);
+  let sweeps: { running: HealthSweeps; store: SweepStore } | undefined;
   const http = responses
     ? await startHttpTransportForTests({
         responses,
@@ -157,6 +175,32 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     logger,
     logs,
     rawLogs,
+    services,
+    async startSweeps(sweepOpts = {}) {
+      if (sweeps) return sweeps.running;
+      const now = opts.now ?? Date.now;
+      const store = await SweepStore.open({ databaseUrl: join(dir, 'keys.sqlite'), logger });
+      const running = await startHealthSweeps({
+        intervalMs: sweepOpts.intervalMs ?? 21_600_000,
+        transport: 'gateway',
+        databaseUrl: join(dir, 'keys.sqlite'),
+        client: discord.client,
+        api: client,
+        keys,
+        settings,
+        audit,
+        channels: services.channels,
+        store,
+        reports: sweepReports(),
+        logger,
+        now,
+        lease: new MemoryLease(now),
+        ...(sweepOpts.tickMs ? { tickMs: sweepOpts.tickMs } : {}),
+      });
+      attachSweeps(services, running);
+      sweeps = { running, store };
+      return running;
+    },
     run: http ? (raw) => http.run(raw) : (raw) => router.handle(discord.dispatch(raw)),
     async setKey(guildId = GUILD_ID, apiKey = TEST_KEY) {
       await keys.set(guildId, {
@@ -169,6 +213,8 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     async close() {
       await http?.close();
       await router.drain();
+      await sweeps?.running.stop();
+      await sweeps?.store.close();
       for (const command of commands) command.dispose?.();
       await audit.flush();
       await guildData.settled();
