@@ -95,52 +95,53 @@ export async function startDemoSandbox(env: SandboxEnv, logger: Logger, options:
   }
 }
 
-function banner(sandbox: RunningSandbox, demoKey: string, demoKeyFile: string): string {
+/** Where the sandbox listens and what the bot's .env needs, around the lines about the key. */
+function bannerAround(sandbox: RunningSandbox, keyLines: string[], nextStep: string[]): string {
   return [
     '',
     `  feed API sandbox        ${sandbox.url}`,
     `  certificate to trust    ${sandbox.caFile}`,
     `  OpenAPI document        ${sandbox.url}/openapi.json`,
     '',
-    `  demo server (guild)     ${DEMO_GUILD_ID}  (plan server, scopes ${SCOPES.join(' ')})`,
-    `  demo API key            ${demoKey}`,
-    `                          new on every start: the previous demo key no longer works.`,
-    `                          also in ${demoKeyFile} (mode 0600)`,
+    ...keyLines,
     '',
     '  For the bot, put these lines in .env:',
     `    FEED_API_URL=${sandbox.url}`,
     `    FEED_API_CA_FILE=${sandbox.caFile}`,
-    '  and give the key to the bot with /apikey in the demo server.',
-    '  (Other Node programs can trust the certificate with NODE_EXTRA_CA_CERTS, set before they start.)',
+    ...nextStep,
     '',
     '  Admin: npm run sandbox:admin -- help',
     '',
   ].join('\n');
 }
 
+function banner(sandbox: RunningSandbox, demoKey: string, demoKeyFile: string): string {
+  return bannerAround(
+    sandbox,
+    [
+      `  demo server (guild)     ${DEMO_GUILD_ID}  (plan server, scopes ${SCOPES.join(' ')})`,
+      `  demo API key            ${demoKey}`,
+      `                          new on every start: the previous demo key no longer works.`,
+      `                          also in ${demoKeyFile} (mode 0600)`,
+    ],
+    ['  and give the key to the bot with /apikey in the demo server.', '  (Other Node programs can trust the certificate with NODE_EXTRA_CA_CERTS, set before they start.)'],
+  );
+}
+
 /** The banner of `--guild <id>`: the same lines, the key of that server. */
 function guildBanner(sandbox: RunningSandbox, guild: string, plan: string, key: string, keyFile: string): string {
   const warnPlan = plan === 'server' ? [] : [`                          plan ${plan}: the API refuses it (npm run sandbox:admin -- server:plan ${guild} server)`];
-  return [
-    '',
-    `  feed API sandbox        ${sandbox.url}`,
-    `  certificate to trust    ${sandbox.caFile}`,
-    `  OpenAPI document        ${sandbox.url}/openapi.json`,
-    '',
-    `  your server (guild)     ${guild}  (plan ${plan}, scopes ${SCOPES.join(' ')})`,
-    ...warnPlan,
-    `  key for server ${guild}  ${key}`,
-    `                          new on every start: the previous key no longer works.`,
-    `                          also in ${keyFile} (mode 0600)`,
-    '',
-    '  For the bot, put these lines in .env:',
-    `    FEED_API_URL=${sandbox.url}`,
-    `    FEED_API_CA_FILE=${sandbox.caFile}`,
-    '  then, in that Discord server, run /apikey set and paste the key.',
-    '',
-    '  Admin: npm run sandbox:admin -- help',
-    '',
-  ].join('\n');
+  return bannerAround(
+    sandbox,
+    [
+      `  your server (guild)     ${guild}  (plan ${plan}, scopes ${SCOPES.join(' ')})`,
+      ...warnPlan,
+      `  key for server ${guild}  ${key}`,
+      `                          new on every start: the previous key no longer works.`,
+      `                          also in ${keyFile} (mode 0600)`,
+    ],
+    ['  then, in that Discord server, run /apikey set and paste the key.'],
+  );
 }
 
 /** How long a stop may take: past it, the sandbox exits with what is left open. */

@@ -5,16 +5,10 @@
  * check at each tick. One process, one HealthSweeps; app.ts starts it and stops it.
  */
 import type { Client } from 'discord.js';
-import type { FeedApiClient } from '../../api/client.js';
-import type { AuditTrail } from '../../audit/events.js';
-import type { ChannelDirectory } from '../../bot/channel-directory.js';
 import type { KeyBackend } from '../../keys/backend.js';
 import { openBackend } from '../../keys/backends.js';
-import type { KeyStore } from '../../keys/store.js';
 import type { Logger } from '../../logger.js';
-import type { Observers } from '../../observers.js';
 import { SETTINGS_NAMESPACE } from '../../settings/store.js';
-import type { GuildSettingsStore } from '../../settings/store.js';
 import { postDueDigest } from './digest.js';
 import type { SweepReport } from './events.js';
 import { openLease, type SlotLease } from './lease.js';
@@ -23,20 +17,13 @@ import { SweepScheduler } from './scheduler.js';
 import type { SweepStore } from './store.js';
 import { sweepGuild, type SweepDeps } from './sweep.js';
 
-export interface HealthSweepsOptions {
+/** What one sweep needs (sweep.ts), plus what the scheduler and the lease need. */
+export interface HealthSweepsOptions extends Omit<SweepDeps, 'now'> {
   intervalMs: number;
   transport: 'gateway' | 'http';
   databaseUrl: string;
   redisUrl?: string | undefined;
   client: Client;
-  api: FeedApiClient;
-  keys: KeyStore;
-  settings: GuildSettingsStore;
-  audit: AuditTrail;
-  channels: ChannelDirectory;
-  store: SweepStore;
-  reports: Observers<SweepReport>;
-  logger: Logger;
   now?: () => number;
   /** Tests: a lease of their own (three replicas on one Redis), a tick. */
   lease?: SlotLease;
