@@ -20,4 +20,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 8, key: 'startup', title: 'Start-up', load: () => import('./8-startup.js') },
   { id: 9, key: 'sharded', title: 'Sharded start-up', load: () => import('./9-sharded.js') },
   { id: 10, key: 'http-interactions', title: 'HTTP interactions', load: () => import('./10-http.js') },
+  { id: 11, key: 'health-sweeps', title: 'Health sweeps at 100,000 servers', load: () => import('./11-sweeps.js') },
 ];
