@@ -44,9 +44,13 @@ export interface StoryGuild {
   guild: EmulatedGuild;
 }
 
-/** Guild `n` (1, 2…) of a stack, in `lang`: its ids are fixed, so a failure names the same ids every run. */
-export function storyGuild(n: number, lang: Lang, name: string): StoryGuild {
-  const ms = 300_000_000_000 + n * 1000;
+/**
+ * Guild `n` (1, 2…) of a stack, in `lang`: its ids are fixed, so a failure names the same ids every run.
+ * `shiftMs` moves its ids' timestamp: every `n` alone gives an even one, hence shard 0 of 2
+ * ((id >> 22) % shards); a story across shard processes shifts some by 1 ms.
+ */
+export function storyGuild(n: number, lang: Lang, name: string, shiftMs = 0): StoryGuild {
+  const ms = 300_000_000_000 + n * 1000 + shiftMs;
   const id = fixedSnowflake(ms, 0);
   const [category, news, media, audit, doomed] = [1, 2, 3, 4, 5].map((low) => fixedSnowflake(ms, low)) as [string, string, string, string, string];
   const adminRoleId = fixedSnowflake(ms, 100);
