@@ -15,7 +15,12 @@ import { dueDigest, isoWeek } from './weeks.js';
 
 /** Feeds with a warning listed by name; the rest are counted. */
 const MAX_LISTED = 10;
-const WEEK_MS = 7 * 86_400_000;
+/**
+ * How long one process holds a week's digest to itself. Short: the lease only keeps replicas from
+ * building it at once (the record's `lastWeek` decides what is posted), so when the requests fail
+ * the digest is tried again this much later, within its 6 hours, rather than lost for the week.
+ */
+const DIGEST_RETRY_MS = 10 * 60_000;
 
 export type DigestDeps = SweepDeps & { claim: (name: string, ttlMs: number) => Promise<boolean> };
 
@@ -57,7 +62,7 @@ export async function postDueDigest(deps: DigestDeps, guildId: string, lang: (gu
   if (!due || plan.lastWeek === due.week) return false;
   const settings = await deps.settings.get(guildId);
   if (!settings.auditChannelId || !(await deps.keys.has(guildId))) return false;
-  if (!(await deps.claim(`digest:${guildId}:${due.week}`, WEEK_MS))) return false;
+  if (!(await deps.claim(`digest:${guildId}:${due.week}`, DIGEST_RETRY_MS))) return false;
   const digest = await buildDigest(deps, guildId, lang(guildId, settings.auditLocale));
   if (!digest) return false;
   const first = await deps.store.update(guildId, (current) => {

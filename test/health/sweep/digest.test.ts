@@ -119,6 +119,17 @@ describe('posting', () => {
     expect(reports).toEqual([]);
   });
 
+  it('a digest whose requests failed is tried again a few minutes later, not skipped for the week', async () => {
+    const down = Object.create(bot.client) as typeof bot.client;
+    down.getStats = () => Promise.reject(new Error('the feed API is down'));
+    down.listFeeds = () => Promise.reject(new Error('the feed API is down'));
+    await expect(postDueDigest({ ...deps, api: down }, GUILD_ID)).rejects.toThrow('the feed API is down');
+    clock += 15 * 60_000;
+    answerBoth();
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(true);
+    expect(reports.filter((r) => r.type === 'digest')).toHaveLength(1);
+  });
+
   it('a digest missed by a restart is posted up to 6 hours late', async () => {
     clock = MONDAY_9 + 5 * HOUR;
     answerBoth();
