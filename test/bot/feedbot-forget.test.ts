@@ -62,7 +62,7 @@ describe('/feedbot forget', () => {
     // The other server keeps everything.
     expect(await h.keys.has(OTHER_GUILD_ID)).toBe(true);
     expect((await h.settings.get(OTHER_GUILD_ID)).staleAfterDays).toBe(9);
-    expect(h.logs.find((l) => l.msg === 'guild data deleted')).toMatchObject({ guildId: GUILD_ID, reason: 'command', stores: ['key', 'settings', 'confirmations'] });
+    expect(h.logs.find((l) => l.msg === 'guild data deleted')).toMatchObject({ guildId: GUILD_ID, reason: 'command', stores: ['key', 'settings', 'confirmations', 'sweeps'] });
   });
 
   botTest('Cancel deletes nothing; a second press of Delete finds the question answered', async ({ bot: h }) => {
