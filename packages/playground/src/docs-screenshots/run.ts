@@ -97,14 +97,23 @@ export async function generateScreenshots(opts: RunOptions): Promise<RunResult> 
     const staging = join(dataDir, 'pictures');
     const pictures = new PictureTaker(staging, catalogues);
     let slot = 0;
+    // Made-up time the stories skipped (skipTime): every later story starts that much later.
+    let skipped = 0;
+    const running = demo;
+    const skipTime = async (ms: number, from?: number): Promise<number> => {
+      const at = from === undefined ? Math.ceil((clock.now() + ms) / 60_000) * 60_000 : from + ms;
+      skipped = at - (TIMELINE_START + slot * STORY_SPACING);
+      await moveClocks(clock, running, page, at);
+      return at;
+    };
     for (const story of stories) {
       for (const lang of LANGS) {
         slot++;
-        await moveClocks(clock, demo, page, TIMELINE_START + slot * STORY_SPACING);
+        await moveClocks(clock, demo, page, TIMELINE_START + slot * STORY_SPACING + skipped);
         await page.speak(lang);
         progress(`${lang} · ${story.name}`);
         try {
-          await story.run(pictures.context(lang, page, demo));
+          await story.run(pictures.context(lang, page, demo, skipTime));
         } catch (error) {
           throw new Error(`story “${story.name}” (${lang}) failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }

@@ -26,6 +26,13 @@ export interface StoryContext {
   text(key: string): string;
   /** Photographs `target` as `<name>.png` of this language after checking what it says. */
   picture(target: Locator, name: string, check?: PictureCheck): Promise<void>;
+  /**
+   * Moves every clock `ms` past now, rounded up to a whole minute (what a post's time shows stays
+   * the same from run to run), or exactly `ms` past `from` (an instant an earlier skip returned),
+   * and returns that instant; later stories start that much later. For what only time brings (a
+   * health sweep every HEALTH_SWEEP_SECONDS).
+   */
+  skipTime(ms: number, from?: number): Promise<number>;
 }
 
 export interface Story {
@@ -51,7 +58,7 @@ export class PictureTaker {
     private readonly catalogues: Catalogues,
   ) {}
 
-  context(lang: Lang, page: GuidePage, demo: RunningDemo): StoryContext {
+  context(lang: Lang, page: GuidePage, demo: RunningDemo, skipTime: StoryContext['skipTime']): StoryContext {
     const catalogue = this.catalogues[lang];
     const text = (key: string): string => {
       const template = catalogue[key];
@@ -63,6 +70,7 @@ export class PictureTaker {
       page,
       demo,
       text,
+      skipTime,
       picture: async (target, name, check = {}) => {
         const shown = (await Promise.all([target, ...(check.around ?? [])].map(shownText))).join('\n');
         const problems = [

@@ -1,7 +1,8 @@
 /**
  * Every story of the guide, in the order they run (each in English, then in Spanish). Stories
  * that change what later ones see (keys, feeds, roles) put things back before they end; the
- * audit channel, once set, stays; the outage, which cannot be undone, runs last.
+ * audit channel, once set, stays; the health sweep skips made-up hours, so it runs just before
+ * the outage, which cannot be undone and runs last.
  */
 import type { Story } from '../story.js';
 import { apiKeyStories } from './api-key.js';
@@ -12,6 +13,7 @@ import { healthStories } from './health.js';
 import { managerStories } from './managers.js';
 import { settingsStories } from './settings.js';
 import { transferStories } from './transfer.js';
+import { watchingStories } from './watching.js';
 
 export const STORIES: readonly Story[] = [
   ...apiKeyStories,
@@ -22,5 +24,7 @@ export const STORIES: readonly Story[] = [
   ...managerStories,
   ...transferStories,
   ...errorStories,
+  // Skips made-up hours (health sweeps): only the outage comes after.
+  ...watchingStories,
   outageStory,
 ];
