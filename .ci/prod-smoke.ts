@@ -112,7 +112,7 @@ const stack = await Stack.start({
 running.stack = stack;
 try {
   const deployed = await stack.deployCommands();
-  expect(/Registered 4 commands/.test(deployed), 'deploy-commands from the production install registers the 4 commands (feed, stats, apikey, feedbot)', deployed);
+  expect(/Registered 5 commands/.test(deployed), 'deploy-commands from the production install registers the 5 commands (feed, stats, apikey, feedbot and the message command Feed of this post)', deployed);
 
   const bot = await stack.startBot(60_000);
   expect(true, `the bot (node --enable-source-maps dist/src/index.js) logged ready, pid ${bot.child.pid}`);

@@ -75,7 +75,7 @@ describe('the operator path: .env.example filled in, the compiled bot started fr
 
   it('deploy-commands, then the bot reaches Discord and answers /apikey set and /feed list', async () => {
     const deployed = await run(process.execPath, compiled('deploy-commands'), { cwd: folder.dir, env: bareEnv(folder.dir), timeout: 60_000 });
-    expect(deployed.stdout + deployed.stderr).toMatch(/Registered 4 commands/);
+    expect(deployed.stdout + deployed.stderr).toMatch(/Registered 5 commands/);
 
     const child = spawn(process.execPath, compiled('index'), {
       cwd: folder.dir,

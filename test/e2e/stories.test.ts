@@ -110,8 +110,8 @@ describe.each(VARIANTS.filter((v) => v !== 'replicas' || !replicasMissing))('a s
 
   it('deploys the commands with one bulk overwrite to the dev guild', async () => {
     const out = await stack.deployCommands();
-    expect(out).toMatch(/Registered 4 commands \(guild 1100000000000000001\)/);
-    expect(stack.emulator.commands(DEMO_GUILD_ID).map((c) => c.name).sort()).toEqual(['apikey', 'feed', 'feedbot', 'stats']);
+    expect(out).toMatch(/Registered 5 commands \(guild 1100000000000000001\)/);
+    expect(stack.emulator.commands(DEMO_GUILD_ID).map((c) => c.name).sort()).toEqual(['Feed of this post', 'apikey', 'feed', 'feedbot', 'stats']);
     const puts = stack.emulator.calls.filter((c) => c.method === 'PUT' && c.route.includes('/commands'));
     expect(puts).toHaveLength(1);
   }, 60_000);
@@ -253,7 +253,7 @@ describe.each(VARIANTS.filter((v) => v !== 'replicas' || !replicasMissing))('a s
   }, 60_000);
 
   it('SIGKILL in the middle of key writes: the store opens with every acknowledged write', async () => {
-    expect(await stack.deployCommands({ global: true })).toMatch(/Registered 4 commands \(global\)/);
+    expect(await stack.deployCommands({ global: true })).toMatch(/Registered 5 commands \(global\)/);
     const keys = new Map<string, string>();
     for (const g of EXTRA_GUILDS) {
       await stack.sandbox.admin.createServer(g.id, 'server');
