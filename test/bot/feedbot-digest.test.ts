@@ -97,7 +97,7 @@ describe('/feedbot digest', () => {
     const friday6pm = Date.parse('2026-11-27T18:00:00.000Z');
     expect(lastEmbed(h)).toEqual({
       title: 'Resumen semanal',
-      description: `El resumen semanal se publica cada viernes a esta hora, el próximo ${ts(friday6pm, 'R')} (${ts(friday6pm, 'F')}), en cuanto se configure un canal de auditoría con \`/feedbot audit-channel set\`.`,
+      description: `El resumen semanal se publica cada viernes a esta hora, el próximo ${ts(friday6pm, 'R')} (${ts(friday6pm, 'F')}), en cuanto se configure un canal de auditoría con \`/feedbot canal-auditoria establecer\`.`,
     });
     await sweeps.store.update(GUILD_ID, (c) => ({ next: { ...c, digest: { ...c.digest!, lastWeek: '2026-W47' } }, result: undefined }));
     await h.run(digest('status', {}, es));
@@ -126,7 +126,7 @@ describe('/feedbot digest', () => {
     const en = lastEmbed(h);
     expect(en.title).toBe('Weekly digest');
     const fields = Object.fromEntries((en.fields ?? []).map((f) => [f.name, f.value]));
-    expect(fields).toMatchObject({ 'Posts forwarded this week': '42', 'Most active account': 'nasa', Feeds: '1 active · 1 paused', 'This week': '0 created · 0 deleted' });
+    expect(fields).toMatchObject({ 'Posts forwarded this week': '42', 'Most active account': '@nasa', Feeds: '1 active · 1 paused', 'This week': '0 created · 0 deleted' });
     expect(fields['1 feed with a warning']).toContain('esa');
 
     answerBoth();

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { SlotLease } from './lease.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
+const TABLE_CREATED_ELSEWHERE = new Set(['23505', '42710', '42P07']);
 
 export class PostgresLease implements SlotLease {
   readonly kind = 'postgres';
@@ -22,8 +23,10 @@ export class PostgresLease implements SlotLease {
     try {
       await pool.query('CREATE TABLE IF NOT EXISTS feedbot_leases (name text PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL)');
     } catch (error) {
-      // Two replicas creating the table at the same instant: one loses with a unique violation.
-      if ((error as { code?: string }).code !== '23505') {
+      // Replicas creating the table at the same instant: IF NOT EXISTS does not serialize them, and
+      // the losers fail on the catalog instead (23505 unique violation on pg_type, 42710 "type
+      // already exists", 42P07 "relation already exists"): the table is there either way.
+      if (!TABLE_CREATED_ELSEWHERE.has((error as { code?: string }).code ?? '')) {
         await pool.end().catch(() => undefined);
         throw error;
       }

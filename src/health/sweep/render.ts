@@ -7,6 +7,7 @@ import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { AuditEvent, DigestSummary, FeedSummary } from '../../audit/events.js';
 import type { Translator } from '../../i18n/index.js';
 import { apiText } from '../../render/markdown.js';
+import { stateLabel } from '../../render/labels.js';
 import { Colors, Limits } from '../../render/style.js';
 import { truncate } from '../../render/text.js';
 
@@ -23,7 +24,7 @@ export function sweepEventEmbed(t: Translator, event: SweepEvent): APIEmbed {
     case 'keyScopeMissing':
       return { title: t('sweep.scopeMissing.title'), color: Colors.danger, description: t('sweep.scopeMissing.description', { scope: `\`${event.scope}\``, masked: `\`${event.masked}\`` }) };
     case 'feedInactive':
-      return feedEmbed(t, event.feed, Colors.warning, 'sweep.feedInactive.title', t('sweep.feedInactive.description', { estado: apiText(event.estado, { max: 40 }) }));
+      return feedEmbed(t, event.feed, Colors.warning, 'sweep.feedInactive.title', t('sweep.feedInactive.description', { estado: stateLabel(t, event.estado) }));
     case 'feedActiveAgain':
       return feedEmbed(t, event.feed, Colors.success, 'sweep.feedActive.title', t('sweep.feedActive.description'));
     case 'feedQuiet':
@@ -51,7 +52,7 @@ export function digestEmbed(t: Translator, d: DigestSummary): APIEmbed {
   const more = d.warnedTotal - d.warned.length;
   const fields: APIEmbedField[] = [
     { name: t('digest.field.posts'), value: String(d.postsThisWeek), inline: true },
-    { name: t('digest.field.mostActive'), value: d.mostActive ? apiText(d.mostActive, { max: 100 }) : t('digest.none'), inline: true },
+    { name: t('digest.field.mostActive'), value: d.mostActive ? `@${apiText(d.mostActive.replace(/^@/, ''), { max: 100 })}` : t('digest.none'), inline: true },
     { name: t('digest.field.feeds'), value: t('digest.feeds.value', { active: d.active, paused: d.paused }), inline: true },
     { name: t('digest.field.changes'), value: t('digest.changes.value', { created: d.created, deleted: d.deleted }), inline: true },
     {

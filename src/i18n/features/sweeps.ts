@@ -75,13 +75,13 @@ export const es: Record<keyof typeof en, string> = {
   'sweep.footer': 'Detectado por la revisión periódica',
   'sweep.scopeMissing.title': 'A la clave de la API le falta un permiso',
   'sweep.scopeMissing.description':
-    'La API de feeds le niega a la clave {masked} el permiso {scope}: feedbot no puede revisar los feeds. Da ese permiso a la clave en el panel, o configura una clave que lo tenga con `/apikey set`.',
+    'La API de feeds le niega a la clave {masked} el permiso {scope}: feedbot no puede revisar los feeds. Da ese permiso a la clave en el panel, o configura una clave que lo tenga con `/clave-api establecer`.',
   'sweep.feedInactive.title': 'El feed #{id} ya no está activo',
   'sweep.feedInactive.description': 'Su estado ahora es {estado}: no reenvía publicaciones.',
   'sweep.feedActive.title': 'El feed #{id} vuelve a estar activo',
   'sweep.feedActive.description': 'Vuelve a reenviar publicaciones.',
   'sweep.feedQuiet.title': 'El feed #{id} está en silencio',
-  'sweep.feedQuiet.description': 'Sin publicaciones desde hace más de {days, plural, one {# día} other {# días}} (el umbral de `/feedbot health threshold`).',
+  'sweep.feedQuiet.description': 'Sin publicaciones desde hace más de {days, plural, one {# día} other {# días}} (el umbral de `/feedbot salud umbral`).',
   'sweep.feedPosting.title': 'El feed #{id} vuelve a publicar',
   'sweep.feedPosting.description': 'Llegó una publicación reciente tras un periodo de silencio.',
 
@@ -119,10 +119,10 @@ export const es: Record<keyof typeof en, string> = {
   'digest.day.6': 'domingo',
   'digest.cmd.title': 'Resumen semanal',
   'digest.set.done': 'El resumen semanal se publica en el canal de auditoría cada {day} a esta hora: el próximo {next} ({at}).',
-  'digest.set.noChannel': 'El resumen semanal se publica cada {day} a esta hora, el próximo {next} ({at}), en cuanto se configure un canal de auditoría con `/feedbot audit-channel set`.',
+  'digest.set.noChannel': 'El resumen semanal se publica cada {day} a esta hora, el próximo {next} ({at}), en cuanto se configure un canal de auditoría con `/feedbot canal-auditoria establecer`.',
   'digest.off.done': 'El resumen semanal está desactivado.',
   'digest.off.none': 'No había ningún resumen semanal que desactivar.',
-  'digest.status.none': 'No hay resumen semanal. Configúralo con `/feedbot digest set`.',
+  'digest.status.none': 'No hay resumen semanal. Configúralo con `/feedbot resumen configurar`.',
   'digest.status.next': 'El resumen semanal se publica cada {day}: el próximo {next} ({at}).',
   'digest.status.last': 'El último se publicó para la semana {week}.',
 
@@ -135,6 +135,6 @@ export const es: Record<keyof typeof en, string> = {
   'digest.changes.value': '{created} creados · {deleted} eliminados',
   'digest.field.warned': '{count, plural, =0 {Feeds con aviso} one {# feed con aviso} other {# feeds con aviso}}',
   'digest.warned.none': 'Ninguno: todos parecen sanos.',
-  'digest.warned.more': '…y {count} más (`/feed list problemas:True`)',
+  'digest.warned.more': '…y {count} más (`/feed lista problemas:Verdadero`)',
   'digest.none': 'Ninguna',
 };

@@ -108,7 +108,7 @@ describe('posting', () => {
     const digests = auditPosts(bot.discord.recorder).flatMap((c) => (c.body as AuditPostBody).embeds).filter((e) => e.title === 'Weekly digest');
     expect(digests).toHaveLength(1);
     const fields = Object.fromEntries((digests[0]!.fields ?? []).map((f) => [f.name, f.value]));
-    expect(fields).toMatchObject({ 'Posts forwarded this week': '42', 'Most active account': 'nasa', Feeds: '1 active · 1 paused', 'This week': '2 created · 1 deleted' });
+    expect(fields).toMatchObject({ 'Posts forwarded this week': '42', 'Most active account': '@nasa', Feeds: '1 active · 1 paused', 'This week': '2 created · 1 deleted' });
     expect(fields['1 feed with a warning']).toContain('esa');
     expect(reports.filter((r) => r.type === 'upstream').map((r) => r.type === 'upstream' && r.route).sort()).toEqual(['getStats', 'listFeeds']);
   });
