@@ -81,13 +81,13 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     logger: benchLogger().logger,
     now: () => now,
   });
-  // The defaults the bot runs with (scheduler.ts): a tick every hundredth of the interval (≤ 30 s), a refresh every ≤ 5 min.
-  const tickMs = Math.min(30_000, Math.max(250, Math.floor(intervalMs / 100)));
+  // The defaults the bot runs with (scheduler.ts): a tick every hundredth of the interval (≤ 1 s), a refresh every ≤ 5 min.
+  const tickMs = Math.min(1_000, Math.max(250, Math.floor(intervalMs / 100)));
   const refreshMs = Math.min(intervalMs, 5 * 60_000);
 
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
-  // start() also arms its real 30 s timer; a tick it fires sees the same fake instant and does nothing.
+  // start() also arms its real timer; a tick it fires sees the same fake instant and does nothing.
   scheduler.start();
   now += tickMs;
   await scheduler.tick(); // the first tick refreshes: every server's slot, sorted
