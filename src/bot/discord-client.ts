@@ -14,6 +14,7 @@ import {
   type RESTOptions,
 } from 'discord.js';
 import { buildIdentifyThrottler } from './identify-throttler.js';
+import { apiShapedJson } from './json-transformer.js';
 
 export interface DiscordClientOptions {
   /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
@@ -125,6 +126,7 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), makeRequest: restRequest, ...opts.rest },
     ws: { buildIdentifyThrottler },
     makeCache: makeCache(),
+    jsonTransformer: apiShapedJson,
     sweepers: {
       ...Options.DefaultSweeperSettings,
       // The Guilds intent sends every active thread (GUILD_CREATE, THREAD_CREATE, THREAD_LIST_SYNC)

@@ -38,9 +38,34 @@ export function langFor(locale: string | null | undefined): Lang {
 export function t(lang: Lang, key: MessageKey, vars?: Vars): string {
   const template = selectPlurals(lang, catalogues[lang][key] ?? catalogues.en[key], vars);
   if (!vars) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,
-  );
+  let out = '';
+  for (const part of compiled(template)) {
+    if (typeof part === 'string') out += part;
+    else out += Object.prototype.hasOwnProperty.call(vars, part.name) ? String(vars[part.name]) : `{${part.name}}`;
+  }
+  return out;
+}
+
+/**
+ * A template cut once into its text and its `{placeholders}`: t() runs for every line of every
+ * answer, and a regular expression per call was most of its cost (bench scenario 1). The
+ * templates are the catalogues' sentences and their plural forms: a fixed, small set.
+ */
+const compiledTemplates = new Map<string, ReadonlyArray<string | { name: string }>>();
+
+function compiled(template: string): ReadonlyArray<string | { name: string }> {
+  let parts = compiledTemplates.get(template);
+  if (parts) return parts;
+  const cut: Array<string | { name: string }> = [];
+  let from = 0;
+  for (const m of template.matchAll(/\{(\w+)\}/g)) {
+    if (m.index > from) cut.push(template.slice(from, m.index));
+    cut.push({ name: m[1]! });
+    from = m.index + m[0].length;
+  }
+  if (from < template.length) cut.push(template.slice(from));
+  compiledTemplates.set(template, (parts = cut));
+  return parts;
 }
 
 export type Translator = (key: MessageKey, vars?: Vars) => string;

@@ -61,9 +61,33 @@ function rules(lang: string): Intl.PluralRules {
   return r;
 }
 
+/** Intl.PluralRules#select, remembered for the small whole numbers answers count with. */
+const categoryCache = new Map<string, string>();
+
+function pluralCategory(lang: string, n: number): string {
+  if (!Number.isInteger(n) || n < 0 || n > 1_000) return rules(lang).select(n);
+  const key = `${lang}:${n}`;
+  let category = categoryCache.get(key);
+  if (category === undefined) categoryCache.set(key, (category = rules(lang).select(n)));
+  return category;
+}
+
+/**
+ * The blocks of each template seen, parsed once: templates are the catalogues' sentences (a fixed,
+ * small set), and t() runs on every answer's every line (bench scenario 1 spent a tenth of a
+ * /feed list parsing them again).
+ */
+const blocksByTemplate = new Map<string, readonly PluralBlock[]>();
+
+function parsedBlocks(template: string): readonly PluralBlock[] {
+  let blocks = blocksByTemplate.get(template);
+  if (!blocks) blocksByTemplate.set(template, (blocks = template.includes(', plural,') ? pluralBlocks(template) : []));
+  return blocks;
+}
+
 /** `template` with each plural block replaced by the branch `vars` chooses; a block whose number is missing is left as is. */
 export function selectPlurals(lang: string, template: string, vars: PluralVars | undefined): string {
-  const blocks = pluralBlocks(template);
+  const blocks = parsedBlocks(template);
   if (blocks.length === 0) return template;
   let out = '';
   let from = 0;
@@ -73,7 +97,7 @@ export function selectPlurals(lang: string, template: string, vars: PluralVars |
     out += template.slice(from, block.start);
     if (value === undefined || !Number.isFinite(n)) out += template.slice(block.start, block.end);
     else {
-      const branch = block.branches.get(`=${n}`) ?? block.branches.get(rules(lang).select(n)) ?? block.branches.get('other')!;
+      const branch = block.branches.get(`=${n}`) ?? block.branches.get(pluralCategory(lang, n)) ?? block.branches.get('other')!;
       out += branch.replace(/#/g, `{${block.name}}`);
     }
     from = block.end;
