@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Stack } from '@feedbot/playground';
 import { silentLogger } from '../../src/logger.js';
 import { buildOnce } from '../helpers/build.js';
+import { STOP_TIMEOUT_MS } from '../../src/sharding/manager.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -116,12 +117,12 @@ function scriptEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `npm run <script>` in its own group, until `up` shows; then `signal` to npm's pid only, and every process gone. */
-async function stopsOn(script: string, signal: NodeJS.Signals, env: NodeJS.ProcessEnv, up: RegExp): Promise<Group> {
+async function stopsOn(script: string, signal: NodeJS.Signals, env: NodeJS.ProcessEnv, up: RegExp, goneMs = GONE_MS): Promise<Group> {
   const group = new Group('npm', ['run', script], env);
   started.push(group);
   await group.waitFor(up);
   process.kill(group.pid, signal);
-  await group.gone();
+  await group.gone(goneMs);
   return group;
 }
 
@@ -162,7 +163,12 @@ describe.concurrent('npm scripts stop on a signal to npm alone', () => {
 
   it('npm run start:sharded', async () => {
     const env = await botEnv();
-    for (const signal of SIGNALS) await stopsOn('start:sharded', signal, scriptEnv({ ...env, SHARD_COUNT: '2', DATABASE_URL: `sqlite://${join(await tempDir(), 'keys.sqlite')}` }), READY);
+    // Signalled once every shard process is ready; the manager allows each shard process its
+    // drain and SIGKILLs it after STOP_TIMEOUT_MS, so the group is bounded by that plus the exit.
+    for (const signal of SIGNALS) {
+      const shardedEnv = scriptEnv({ ...env, SHARD_COUNT: '2', DATABASE_URL: `sqlite://${join(await tempDir(), 'keys.sqlite')}` });
+      await stopsOn('start:sharded', signal, shardedEnv, /every shard process is ready/, STOP_TIMEOUT_MS + 5_000);
+    }
   }, 300_000);
 
   it('npm run dev', async () => {

@@ -29,10 +29,15 @@ function renderPost(message) {
 
 /** Takes in a created, updated or deleted post; `onUnread(channelId)` when it lands elsewhere. */
 export function absorbPost(action, message, onUnread) {
+  let changed = true;
   if (action === 'delete') posts.delete(message.id);
   else if (isNewer(message, posts.get(message.id))) posts.set(message.id, message);
-  if (message.channel_id === ui.channelId) renderPost(message);
-  else if (action === 'create') onUnread(message.channel_id);
+  else changed = false;
+  // A version already drawn is not drawn again: replacing its node under a visitor's pointer
+  // would drop the click (or the open select) they are in the middle of.
+  if (message.channel_id === ui.channelId) {
+    if (changed) renderPost(message);
+  } else if (action === 'create') onUnread(message.channel_id);
 }
 
 /** Draws the current channel's posts (after the log was cleared). */
