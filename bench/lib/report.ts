@@ -44,10 +44,19 @@ export interface Machine {
   v8: string;
 }
 
+/** The checkout a run measured; absent in results written before it was recorded, or without git. */
+export interface GitState {
+  /** `git rev-parse --short HEAD`. */
+  commit: string;
+  /** Whether tracked or untracked files differed from that commit when the run started. */
+  dirty: boolean;
+}
+
 export interface BenchResults {
   generatedAt: string;
   quick: boolean;
   machine: Machine;
+  git?: GitState;
   durationMs: number;
   scenarios: ScenarioResult[];
 }
