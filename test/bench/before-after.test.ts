@@ -3,9 +3,11 @@
  * into docs/BENCHMARKS.md, and the check that refuses a file that is not a bench results file.
  * Pure rendering from two small results: no scenario runs here.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderBeforeAfter } from '../../bench/lib/before-after.js';
 import { END_MARKER, START_MARKER, updateDoc } from '../../bench/lib/markdown.js';
@@ -166,4 +168,42 @@ describe('reading a results file', () => {
     expect(message).toContain('scenarios.0.metrics.0.value: ');
     expect(message).not.toContain('\n');
   });
+});
+
+describe('the command line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const root = join(import.meta.dirname, '..', '..');
+  const tsx = (...args: string[]) =>
+    promisify(execFile)(join(root, 'node_modules', '.bin', 'tsx'), ['--conditions=@feedbot/source', ...args], { cwd: root, timeout: 60_000 }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+
+  it('npm run bench refuses a --before that is not a results file before it runs anything', async () => {
+    const bad = join(dir, 'package.json');
+    writeFileSync(bad, '{"name": "feedbot"}');
+    const out = join(dir, 'results.json');
+    // --only 99 matches no scenario: were the file let through, the run would still be empty.
+    const result = await tsx('bench/run.ts', '--only', '99', '--out', out, '--before', bad);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/package\.json is not a bench results file \(npm run bench writes one\): generatedAt: /)]);
+    expect(existsSync(out)).toBe(false);
+  }, 60_000);
+
+  it('update-docs.ts --print shows the section with the table and leaves the document alone', async () => {
+    const [beforeFile, afterFile, doc] = ['before.json', 'after.json', 'BENCHMARKS.md'].map((f) => join(dir, f)) as [string, string, string];
+    writeFileSync(beforeFile, JSON.stringify(before));
+    writeFileSync(afterFile, JSON.stringify(after));
+    const text = `${START_MARKER}\n\nold figures\n\n${END_MARKER}\n`;
+    writeFileSync(doc, text);
+    const result = await tsx('bench/update-docs.ts', afterFile, '--before', beforeFile, '--before-label', 'the tree of 3dec410', '--doc', doc, '--print');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('**Before** (the tree of 3dec410): run of 2026-11-28 07:23 UTC');
+    expect(result.stdout).toContain('| 5. Memory | RSS per extra server, gateway | 5.5 KB | 1.8 KB |');
+    expect(readFileSync(doc, 'utf8')).toBe(text);
+    // Without --print a partial after is refused: the document takes a full run's figures only.
+    expect(await tsx('bench/update-docs.ts', afterFile, '--before', beforeFile, '--doc', doc)).toMatchObject({ code: 2 });
+    expect(readFileSync(doc, 'utf8')).toBe(text);
+  }, 60_000);
 });
