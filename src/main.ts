@@ -3,7 +3,7 @@
  * listener (METRICS_PORT), login, and a clean shutdown.
  */
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import { loadUndici } from './api/undici.js';
 import { createBot } from './app.js';
 import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
@@ -25,7 +25,7 @@ const managedShard = process.env.SHARDING_MANAGER !== undefined && process.send 
 const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(config.SHARD_IDS) : undefined);
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
-const dispatcher = config.FEED_API_CA_FILE ? new Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
+const dispatcher = config.FEED_API_CA_FILE ? new (await loadUndici()).Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
 const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}) }).catch((error: unknown) => {
   // The key or settings store could not be opened (server down, wrong password, missing folder):
   // one line that says which variable, where and why, not an uncaught exception with its stack.

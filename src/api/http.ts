@@ -3,7 +3,8 @@
  * Policy (retries, gate, validation) lives in the client; this module only knows transport.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from './undici.js';
 
 /** Larger bodies are cut off: no answer of this API is legitimately that big. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -54,6 +55,8 @@ function errorCode(err: unknown): string | undefined {
 }
 
 export async function attempt(req: AttemptRequest): Promise<AttemptResponse> {
+  // Before the clock starts: the first request loads undici (./undici.ts).
+  const { request } = await loadUndici();
   const controller = new AbortController();
   let timedOut = false;
   // One clock for headers and body together: a server that trickles bytes must not hold a

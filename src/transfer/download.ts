@@ -3,7 +3,8 @@
  * from the attachment's declared size before asking, and again while reading, whatever the CDN
  * says), within a time-out, decoded as strict UTF-8. Every failure is a FormatError the user reads.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../api/undici.js';
 import { FormatError, type FileKind } from './format.js';
 
 const MAX_IMPORT_BYTES = 256 * 1024;
@@ -41,6 +42,7 @@ export async function downloadImportFile(attachment: AttachmentInfo, opts: Downl
   if (attachment.size > maxBytes) throw tooLarge();
   if (!/^https?:\/\//i.test(attachment.url)) throw new FormatError('transfer.file.download');
 
+  const { request } = await loadUndici();
   const signal = AbortSignal.timeout(opts.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
   const chunks: Buffer[] = [];
   let received = 0;
