@@ -29,6 +29,12 @@ export interface KeyBackend {
   /** Where the records live, for logs: a file path or scheme://host:port/db, never a password. */
   readonly where: string;
   listEntries(): Promise<RawEntry[]>;
+  /**
+   * The same entries, at most `size` per page, each page read only when the caller asks for it:
+   * a caller that only counts (the start-up audit) holds one page instead of the namespace, whose
+   * native memory stayed resident after the pass (issue 23, HTTP-mode RSS per stored key).
+   */
+  entryPages(size: number): AsyncGenerator<RawEntry[]>;
   readEntry(guildId: string): Promise<RawEntry | undefined>;
   /** Stores an envelope exactly as read from another backend (no re-serialization). */
   writeRaw(guildId: string, raw: string): Promise<void>;

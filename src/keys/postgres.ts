@@ -97,6 +97,35 @@ export class PostgresKeyBackend implements KeyBackend {
     return entries;
   }
 
+  /**
+   * Pages in key order, each starting after the last key of the page before (no OFFSET, which
+   * rescans). No range on the prefix: the column's collation need not compare byte-wise, but
+   * `key >` and ORDER BY use the same one, so every key comes once; the primary key serves both.
+   */
+  async *entryPages(size: number): AsyncGenerator<RawEntry[]> {
+    let after: string | undefined;
+    for (;;) {
+      const rows = (await (after === undefined
+        ? this.query('SELECT key, value FROM public.keyv WHERE substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [this.prefix.length, this.prefix, size])
+        : this.query('SELECT key, value FROM public.keyv WHERE key > $4 AND substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [
+            this.prefix.length,
+            this.prefix,
+            size,
+            after,
+          ]))) as Array<{ key: unknown; value: unknown }>;
+      const last = rows.at(-1)?.key;
+      if (typeof last !== 'string') return;
+      after = last;
+      const entries: RawEntry[] = [];
+      for (const row of rows) {
+        if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
+        entries.push({ guildId: row.key.slice(this.prefix.length), raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
+      }
+      yield entries;
+      if (rows.length < size) return;
+    }
+  }
+
   async readEntry(guildId: string): Promise<RawEntry | undefined> {
     const rows = (await this.query('SELECT value FROM public.keyv WHERE key = $1', [this.prefix + guildId])) as Array<{ value: unknown }>;
     const value = rows[0]?.value;

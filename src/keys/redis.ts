@@ -87,6 +87,28 @@ export class RedisKeyBackend implements KeyBackend {
     return entries;
   }
 
+  /**
+   * SCAN's batches, each read with MGET (in slices of `size`: COUNT is a hint), in SCAN's order:
+   * sorting would need every key at once. Like listEntries, a key SCAN returns twice (it may, while
+   * the server resizes its table) is listed twice.
+   */
+  async *entryPages(size: number): AsyncGenerator<RawEntry[]> {
+    const prefix = this.key('');
+    for await (const batch of this.client.scanIterator({ MATCH: `${prefix}*`, TYPE: 'string', COUNT: size })) {
+      for (let i = 0; i < batch.length; i += size) {
+        const slice = batch.slice(i, i + size);
+        const values = await this.client.mGet(slice);
+        const entries: RawEntry[] = [];
+        for (const [index, key] of slice.entries()) {
+          const raw = values[index];
+          if (typeof raw !== 'string') continue;
+          entries.push({ guildId: key.slice(prefix.length), raw, record: await decodeEnvelope(this.keyv, raw) });
+        }
+        yield entries;
+      }
+    }
+  }
+
   async readEntry(guildId: string): Promise<RawEntry | undefined> {
     const raw = await this.client.get(this.key(guildId));
     if (typeof raw !== 'string') return undefined;

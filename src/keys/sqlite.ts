@@ -110,6 +110,36 @@ export class KeyDatabase implements KeyBackend {
     return entries;
   }
 
+  /**
+   * Pages in key order, each starting after the last key of the page before (no OFFSET, which
+   * rescans). The range [`ns:`, `ns;`) is the prefix under SQLite's byte-wise comparison and lets
+   * the primary key's index find a page; the substr test stays as listEntries has it.
+   */
+  async *entryPages(size: number): AsyncGenerator<RawEntry[]> {
+    const end = `${this.namespace};`;
+    let after: string | undefined;
+    for (;;) {
+      const rows = (await this.adapter.query(
+        `SELECT key, value FROM ${this.table} WHERE key ${after === undefined ? '>=' : '>'} ? AND key < ? AND substr(key, 1, ?) = ? ORDER BY key LIMIT ?`,
+        after ?? this.prefix,
+        end,
+        this.prefix.length,
+        this.prefix,
+        size,
+      )) as Array<{ key: unknown; value: unknown }>;
+      const last = rows.at(-1)?.key;
+      if (typeof last !== 'string') return;
+      after = last;
+      const entries: RawEntry[] = [];
+      for (const row of rows) {
+        if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
+        entries.push({ guildId: row.key.slice(this.prefix.length), raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
+      }
+      yield entries;
+      if (rows.length < size) return;
+    }
+  }
+
   async readEntry(guildId: string): Promise<RawEntry | undefined> {
     const rows = (await this.adapter.query(
       `SELECT value FROM ${this.table} WHERE key = ?`,
