@@ -9,6 +9,7 @@ import { FeedApiClient } from './api/client.js';
 import type { SharedStateBackend } from './replicas/shared-state.js';
 import { ChannelDirectory } from './bot/channel-directory.js';
 import { createDiscordClient } from './bot/discord-client.js';
+import { holdEvents } from './bot/held-events.js';
 import type { BotServices } from './bot/context.js';
 import { createRouter, type InteractionRouter } from './bot/router.js';
 import { createCommands } from './commands.js';
@@ -53,6 +54,12 @@ export interface BotApp {
   guildReconciler?: GuildReconciler;
   /** What the health sweeps and digests did (metrics and logs subscribe). */
   sweepReports: Observers<SweepReport>;
+  /**
+   * Gateway: lets the client's events reach the bot's listeners and resolves when `connect` (see
+   * StartBotOptions) has logged in; rejects as it did. Call it once whatever else listens to the
+   * client (ops) is in place. Without `connect`: resolves at once.
+   */
+  connected(): Promise<void>;
   /** Hands a raw interaction (HTTP transport) to discord.js and the router; false once stopping. */
   dispatch(raw: Record<string, unknown>): boolean;
   /** Stops taking interactions, lets the running ones finish, closes Discord and the store. */
@@ -74,6 +81,12 @@ export interface StartBotOptions {
   sweepReports?: Observers<SweepReport>;
   /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
   sharedState?: SharedStateBackend;
+  /**
+   * Gateway: logs the client in (`client.login(token)`). Started as soon as the client exists, so
+   * Discord's handshake runs while the stores open (start-up); what the client emits meanwhile
+   * is held until connected() (nothing reaches the router before the stores are open).
+   */
+  connect?: (client: Client) => Promise<unknown>;
 }
 
 export type BotConfig = Pick<
@@ -96,6 +109,24 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
       : undefined;
   const sharedState = opts.sharedState ?? ownSharedState;
   if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');
+  const initialResponses = opts.transport === 'http' ? new InitialResponses() : undefined;
+  const client = createDiscordClient({
+    apiUrl: config.DISCORD_API_URL,
+    rest: initialResponses ? { ...opts.rest, makeRequest: initialResponses.wrap(opts.rest?.makeRequest) } : opts.rest,
+    sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
+  });
+  // Login runs beside the stores' opening; its events wait for the listeners below.
+  const held = opts.connect ? holdEvents(client) : undefined;
+  const connecting = opts.connect?.(client).then(() => undefined);
+  // Awaited by connected(); until then a failed login must not count as unhandled.
+  connecting?.catch(() => undefined);
+  // A store that cannot be opened ends the start. discord.js's destroy() does not stop a login
+  // under way (its shards connect after it, and a second destroy() does nothing): the client is
+  // destroyed once the login settles, without holding up the error.
+  const abandon = async () => {
+    void (connecting ?? Promise.resolve()).catch(() => undefined).then(async () => client.destroy());
+    await ownSharedState?.close();
+  };
   const keys = await KeyStore.open({
     databaseUrl: config.DATABASE_URL,
     secret: config.KEY_ENCRYPTION_SECRET,
@@ -103,18 +134,18 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     // The store binds its own component ('key-store'); a second one here duplicated the field.
     logger,
   }).catch(async (error: unknown) => {
-    await ownSharedState?.close();
+    await abandon();
     throw error;
   });
   const settings = await GuildSettingsStore.open({ databaseUrl: config.DATABASE_URL, logger }).catch(async (error: unknown) => {
     await keys.close();
-    await ownSharedState?.close();
+    await abandon();
     throw error;
   });
   const departures = await DepartureStore.open({ databaseUrl: config.DATABASE_URL, logger }).catch(async (error: unknown) => {
     await settings.close();
     await keys.close();
-    await ownSharedState?.close();
+    await abandon();
     throw error;
   });
   const api = new FeedApiClient({
@@ -123,12 +154,6 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     logger: logger.child({ component: 'api' }),
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     ...(sharedState ? { sharedState } : {}),
-  });
-  const initialResponses = opts.transport === 'http' ? new InitialResponses() : undefined;
-  const client = createDiscordClient({
-    apiUrl: config.DISCORD_API_URL,
-    rest: initialResponses ? { ...opts.rest, makeRequest: initialResponses.wrap(opts.rest?.makeRequest) } : opts.rest,
-    sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
   });
   const pending = sharedState?.pendingConfirmations() ?? new MemoryPendingStore();
   const guildLogger = logger.child({ component: 'guild-data' });
@@ -209,6 +234,10 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     ...(guildReconciler ? { guildReconciler } : {}),
     seen: sharedState?.seenInteractions() ?? new MemorySeenInteractions(),
     ...(initialResponses ? { initialResponses } : {}),
+    connected() {
+      held?.release();
+      return connecting ?? Promise.resolve();
+    },
     dispatch(raw) {
       if (!accepting) return false;
       emitInteraction(client, raw);

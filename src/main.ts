@@ -4,7 +4,7 @@
  */
 import { rootCertificates } from 'node:tls';
 import { loadUndici } from './api/undici.js';
-import { createBot } from './app.js';
+import { createBot, type BotApp } from './app.js';
 import { loadConfigOrExit, tokenRefusal } from './config.js';
 import { loadEnvFile } from './env-file.js';
 import { KeyStoreError } from './keys/errors.js';
@@ -26,7 +26,10 @@ const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(confi
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
 const dispatcher = config.FEED_API_CA_FILE ? new (await loadUndici()).Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
-const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}) }).catch((error: unknown) => {
+// Over the gateway, login starts as soon as the client exists and runs while the stores open;
+// the client's events wait for bot.connected() below, once ops listens too.
+const connect = config.INTERACTIONS_MODE === 'http' ? undefined : (client: BotApp['client']) => client.login(config.DISCORD_TOKEN);
+const bot = await createBot(config, { logger, transport: config.INTERACTIONS_MODE, ...(dispatcher ? { dispatcher } : {}), ...(connect ? { connect } : {}) }).catch((error: unknown) => {
   // The key or settings store could not be opened (server down, wrong password, missing folder):
   // one line that says which variable, where and why, not an uncaught exception with its stack.
   if (!(error instanceof KeyStoreError)) throw error;
@@ -134,7 +137,7 @@ try {
     if (metrics) endpoint.onRequest(metrics.onHttpRequest);
     logger.info({ mode: 'http' }, 'ready');
   } else {
-    await bot.client.login(config.DISCORD_TOKEN);
+    await bot.connected();
   }
 } catch (error) {
   const refusal = tokenRefusal(error);

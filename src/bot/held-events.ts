@@ -1,0 +1,38 @@
+/**
+ * Holds what a discord.js client emits until the bot's listeners are attached, then emits it in
+ * the order it came. It lets login run while the key and settings stores open (start-up, issue 23)
+ * without an interaction, a deleted channel or the ready event reaching a client that nobody
+ * listens to yet. discord.js does not listen to its own client's events while it logs in, so
+ * nothing inside it waits on what is held.
+ */
+import type { Client } from 'discord.js';
+
+export interface HeldEvents {
+  /** Emits what was held, in order, and lets later events through as they come. Idempotent. */
+  release(): void;
+}
+
+export function holdEvents(client: Client): HeldEvents {
+  const held: [string | symbol, unknown[]][] = [];
+  const emit = client.emit.bind(client) as (event: string | symbol, ...args: unknown[]) => boolean;
+  // An own property shadows the prototype's emit until release() deletes it.
+  Object.defineProperty(client, 'emit', {
+    configurable: true,
+    writable: true,
+    // What emit() returns: whether anyone listens now. discord.js reads it only to warn about a
+    // deprecated event name ('ready') that somebody listens to.
+    value: (event: string | symbol, ...args: unknown[]) => {
+      held.push([event, args]);
+      return client.listenerCount(event as never) > 0;
+    },
+  });
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      delete (client as { emit?: unknown }).emit;
+      for (const [event, args] of held.splice(0)) emit(event, ...args);
+    },
+  };
+}
