@@ -19,9 +19,16 @@ export type KeyStoreOperationListener = Listener<KeyStoreOperation>;
 
 export const operationObservers = (): Observers<KeyStoreOperation> => new Observers<KeyStoreOperation>('key store');
 
-/** Runs `run` and reports how it ended; its result or error passes through untouched. */
-export async function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
-  if (observers.size === 0) return run();
+/**
+ * Runs `run` and reports how it ended; its result or error passes through untouched. Without
+ * listeners, `run`'s own promise is handed back: wrapping it in another async function cost two
+ * microtask turns per key-store call (issue 23).
+ */
+export function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
+  return observers.size === 0 ? run() : reported(observers, op, run);
+}
+
+async function reported<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
   let outcome: KeyStoreOperation['outcome'] = 'ok';
   try {

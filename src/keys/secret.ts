@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-const SECRET_BYTES = 32;
+export const SECRET_BYTES = 32;
 
 // Standard base64 (what `npm run secret` prints) and base64url are both accepted: operators copy
 // secrets through tools that sometimes convert between the two.

@@ -181,14 +181,18 @@ export class KeyStore {
    * The guild's key, or undefined if none is stored. Throws KeyStoreError ('unreadable', with
    * `reason`) when a record exists but cannot be decrypted or validated, ('storage') when SQLite fails.
    */
-  async get(guildId: string): Promise<StoredKey | undefined> {
+  // Not `async` itself (nor set): returning observed()'s promise from an async function cost
+  // extra microtask turns per call (issue 23).
+  get(guildId: string): Promise<StoredKey | undefined> {
     return observed(this.operations, 'get', async () => {
       this.assertOpen();
       const id = this.guildId(guildId);
       const cached = this.writes.cached(id);
       if (cached) return copy(cached);
+      // Just decrypted, so the caller's own: the cache keeps a copy of its own (TtlCache.put).
+      // Awaited rather than returned: an async function resolving to a promise takes two more turns.
       const key = await this.writes.load(id, () => this.read(id));
-      return key && copy(key);
+      return key;
     });
   }
 
@@ -215,7 +219,7 @@ export class KeyStore {
   }
 
   /** Encrypts and stores the guild's key; resolves only once SQLite committed the write. */
-  async set(guildId: string, key: StoredKey): Promise<void> {
+  set(guildId: string, key: StoredKey): Promise<void> {
     return observed(this.operations, 'set', async () => {
       this.assertOpen();
       const id = this.guildId(guildId);
