@@ -12,6 +12,9 @@ import { RedisRateGate } from '../../src/replicas/redis-rate-gate.js';
 import { turn } from './rate-limit-scenarios.js';
 import { RedisServerFixture, STATE_KINDS, describeStates, type StateKind } from './shared-redis.js';
 
+/** The most `settle()` waits for Redis to answer the scripts out (a loaded machine, not a slow gate). */
+const SETTLE_MS = 10_000;
+
 export interface MakeGateOptions {
   /** Redis: how long an unanswered reservation holds its unit. Default an hour: answers take the time a test gives them. */
   reservationTtlMs?: number;
@@ -57,14 +60,24 @@ export function describeGates(title: string, body: (b: GateBackend) => void, kin
           return gate;
         },
         async settle() {
-          for (let i = 0; i < 100_000; i++) {
+          // Bounded in time, not in turns: 100,000 setImmediate turns are about 0.1 s here, and a
+          // script out at a Redis that a loaded two-core machine had not scheduled for that long
+          // failed the property ('the gates never settled': two Vitest workers beside other load).
+          // Past the first turns it waits with a timer: a setImmediate spin kept a core busy that
+          // redis-server needed to answer.
+          const deadline = Date.now() + SETTLE_MS;
+          for (let i = 0; ; i++) {
             await turn();
             if (idle()) {
               await turn();
               if (idle()) return;
             }
+            if (Date.now() > deadline) {
+              const out = gates.reduce((n, g) => n + g.busy, 0);
+              throw new Error(`the gates never settled: ${out} script(s) still out at Redis after ${SETTLE_MS} ms`);
+            }
+            if (i >= 100) await new Promise((resolve) => setTimeout(resolve, 1));
           }
-          throw new Error('the gates never settled');
         },
       });
     },
