@@ -65,6 +65,42 @@ export async function decodeEnvelope(keyv: Keyv<unknown>, raw: string): Promise<
 }
 
 /** Same envelope Keyv.set writes, so Keyv.get reads swapped records like any other. */
+/** A row as the SQL backends read it: `key` with the namespace's prefix, `value` the envelope. */
+export interface KeyRow {
+  key: unknown;
+  value: unknown;
+}
+
+/** The SQL backends' rows as entries of one namespace; a row that is not two strings is skipped. */
+export async function decodeRows(keyv: Keyv<unknown>, prefix: string, rows: readonly KeyRow[]): Promise<RawEntry[]> {
+  const entries: RawEntry[] = [];
+  for (const row of rows) {
+    if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
+    entries.push({ guildId: row.key.slice(prefix.length), raw: row.value, record: await decodeEnvelope(keyv, row.value) });
+  }
+  return entries;
+}
+
+/**
+ * Keyset pages: each page is read after the last key of the page before (no OFFSET, which
+ * rescans), so memory holds one page whatever the number of records (the start-up audit).
+ */
+export async function* keysetPages(
+  size: number,
+  readPage: (after: string | undefined) => Promise<readonly KeyRow[]>,
+  decode: (rows: readonly KeyRow[]) => Promise<RawEntry[]>,
+): AsyncGenerator<RawEntry[]> {
+  let after: string | undefined;
+  for (;;) {
+    const rows = await readPage(after);
+    const last = rows.at(-1)?.key;
+    if (typeof last !== 'string') return;
+    after = last;
+    yield await decode(rows);
+    if (rows.length < size) return;
+  }
+}
+
 export async function encodeEnvelope(keyv: Keyv<unknown>, record: unknown): Promise<string> {
   const serialize = keyv.serialize;
   return serialize ? await serialize({ value: record, expires: undefined }) : JSON.stringify({ value: record });

@@ -11,8 +11,8 @@ import pg from 'pg';
 import { Keyv } from 'keyv';
 import { KeyvPostgres } from '@keyv/postgres';
 import type { Logger } from '../logger.js';
-import { CHANGES_CHANNEL, changeMessage, decodeEnvelope, encodeEnvelope, parseChangeMessage } from './backend.js';
-import type { ChangeListener, KeyBackend, RawEntry } from './backend.js';
+import { CHANGES_CHANNEL, changeMessage, decodeEnvelope, decodeRows, encodeEnvelope, keysetPages, parseChangeMessage } from './backend.js';
+import type { ChangeListener, KeyBackend, KeyRow, RawEntry } from './backend.js';
 import { describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 import { redactPassword, type StoreLocation } from './store-url.js';
@@ -88,13 +88,8 @@ export class PostgresKeyBackend implements KeyBackend {
     const rows = (await this.query('SELECT key, value FROM public.keyv WHERE substr(key, 1, $1) = $2 ORDER BY key', [
       this.prefix.length,
       this.prefix,
-    ])) as Array<{ key: unknown; value: unknown }>;
-    const entries: RawEntry[] = [];
-    for (const row of rows) {
-      if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
-      entries.push({ guildId: row.key.slice(this.prefix.length), raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
-    }
-    return entries;
+    ])) as KeyRow[];
+    return decodeRows(this.keyv, this.prefix, rows);
   }
 
   /**
@@ -102,28 +97,20 @@ export class PostgresKeyBackend implements KeyBackend {
    * rescans). No range on the prefix: the column's collation need not compare byte-wise, but
    * `key >` and ORDER BY use the same one, so every key comes once; the primary key serves both.
    */
-  async *entryPages(size: number): AsyncGenerator<RawEntry[]> {
-    let after: string | undefined;
-    for (;;) {
-      const rows = (await (after === undefined
-        ? this.query('SELECT key, value FROM public.keyv WHERE substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [this.prefix.length, this.prefix, size])
-        : this.query('SELECT key, value FROM public.keyv WHERE key > $4 AND substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [
-            this.prefix.length,
-            this.prefix,
-            size,
-            after,
-          ]))) as Array<{ key: unknown; value: unknown }>;
-      const last = rows.at(-1)?.key;
-      if (typeof last !== 'string') return;
-      after = last;
-      const entries: RawEntry[] = [];
-      for (const row of rows) {
-        if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
-        entries.push({ guildId: row.key.slice(this.prefix.length), raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
-      }
-      yield entries;
-      if (rows.length < size) return;
-    }
+  entryPages(size: number): AsyncGenerator<RawEntry[]> {
+    return keysetPages(
+      size,
+      async (after) =>
+        (await (after === undefined
+          ? this.query('SELECT key, value FROM public.keyv WHERE substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [this.prefix.length, this.prefix, size])
+          : this.query('SELECT key, value FROM public.keyv WHERE key > $4 AND substr(key, 1, $1) = $2 ORDER BY key LIMIT $3', [
+              this.prefix.length,
+              this.prefix,
+              size,
+              after,
+            ]))) as KeyRow[],
+      (rows) => decodeRows(this.keyv, this.prefix, rows),
+    );
   }
 
   async readEntry(guildId: string): Promise<RawEntry | undefined> {

@@ -12,7 +12,7 @@ import { access } from 'node:fs/promises';
 import { Keyv } from 'keyv';
 import { KeyvSqlite } from '@keyv/sqlite';
 import type { Logger } from '../logger.js';
-import { checkNamespace, decodeEnvelope, encodeEnvelope, type KeyBackend, type RawEntry } from './backend.js';
+import { checkNamespace, decodeEnvelope, decodeRows, encodeEnvelope, keysetPages, type KeyBackend, type KeyRow, type RawEntry } from './backend.js';
 import { DEFAULT_NAMESPACE } from './crypto.js';
 import { MissingFolderError, ensureDatabaseFile, parseDatabaseUrl, type SqliteLocation } from './database-url.js';
 import { KeyStoreError, describeStorageError } from './errors.js';
@@ -100,14 +100,8 @@ export class KeyDatabase implements KeyBackend {
       `SELECT key, value FROM ${this.table} WHERE substr(key, 1, ?) = ? ORDER BY key`,
       this.prefix.length,
       this.prefix,
-    )) as Array<{ key: unknown; value: unknown }>;
-    const entries: RawEntry[] = [];
-    for (const row of rows) {
-      if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
-      const guildId = row.key.slice(this.prefix.length);
-      entries.push({ guildId, raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
-    }
-    return entries;
+    )) as KeyRow[];
+    return decodeRows(this.keyv, this.prefix, rows);
   }
 
   /**
@@ -115,29 +109,21 @@ export class KeyDatabase implements KeyBackend {
    * rescans). The range [`ns:`, `ns;`) is the prefix under SQLite's byte-wise comparison and lets
    * the primary key's index find a page; the substr test stays as listEntries has it.
    */
-  async *entryPages(size: number): AsyncGenerator<RawEntry[]> {
+  entryPages(size: number): AsyncGenerator<RawEntry[]> {
     const end = `${this.namespace};`;
-    let after: string | undefined;
-    for (;;) {
-      const rows = (await this.adapter.query(
-        `SELECT key, value FROM ${this.table} WHERE key ${after === undefined ? '>=' : '>'} ? AND key < ? AND substr(key, 1, ?) = ? ORDER BY key LIMIT ?`,
-        after ?? this.prefix,
-        end,
-        this.prefix.length,
-        this.prefix,
-        size,
-      )) as Array<{ key: unknown; value: unknown }>;
-      const last = rows.at(-1)?.key;
-      if (typeof last !== 'string') return;
-      after = last;
-      const entries: RawEntry[] = [];
-      for (const row of rows) {
-        if (typeof row.key !== 'string' || typeof row.value !== 'string') continue;
-        entries.push({ guildId: row.key.slice(this.prefix.length), raw: row.value, record: await decodeEnvelope(this.keyv, row.value) });
-      }
-      yield entries;
-      if (rows.length < size) return;
-    }
+    return keysetPages(
+      size,
+      async (after) =>
+        (await this.adapter.query(
+          `SELECT key, value FROM ${this.table} WHERE key ${after === undefined ? '>=' : '>'} ? AND key < ? AND substr(key, 1, ?) = ? ORDER BY key LIMIT ?`,
+          after ?? this.prefix,
+          end,
+          this.prefix.length,
+          this.prefix,
+          size,
+        )) as KeyRow[],
+      (rows) => decodeRows(this.keyv, this.prefix, rows),
+    );
   }
 
   async readEntry(guildId: string): Promise<RawEntry | undefined> {
