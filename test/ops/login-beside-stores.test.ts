@@ -51,6 +51,26 @@ describe('holdEvents', () => {
     expect(Object.hasOwn(client, 'emit')).toBe(false);
     await client.destroy();
   });
+
+  it('never holds raw packets and debug lines: they go to whoever listens now (a login to 10,000 servers is 10,000 raw GUILD_CREATEs)', async () => {
+    const client = new Client({ intents: [GatewayIntentBits.Guilds] });
+    const seen: string[] = [];
+    client.on(Events.Raw, (packet: { t: string }) => seen.push(`raw ${packet.t}`));
+    client.on(Events.Debug, (line: string) => seen.push(`debug ${line}`));
+    const held = holdEvents(client);
+    client.emit(Events.Raw, { t: 'GUILD_CREATE' } as never);
+    client.emit(Events.Debug, 'hello');
+    client.emit(Events.GuildCreate, {} as never);
+    expect(seen).toEqual(['raw GUILD_CREATE', 'debug hello']);
+    const late: string[] = [];
+    client.on(Events.Raw, () => late.push('raw'));
+    client.on(Events.GuildCreate, () => late.push('guildCreate'));
+    held.release();
+    // Only what was held comes after release: the raw packet was already delivered, once.
+    expect(seen).toEqual(['raw GUILD_CREATE', 'debug hello']);
+    expect(late).toEqual(['guildCreate']);
+    await client.destroy();
+  });
 });
 
 describe('createBot with connect: login beside the stores', () => {
