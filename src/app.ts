@@ -36,6 +36,8 @@ import { gatewayPresence, restPresence } from './guild-data/presence.js';
 import { GuildReconciler } from './guild-data/reconcile.js';
 import { GuildDataRetention } from './guild-data/retention.js';
 import { watchGuildMembership } from './guild-data/watch.js';
+import { openLease, type SlotLease } from './leases/lease.js';
+import { leaseClaims } from './bot/claims.js';
 
 export interface BotApp {
   client: Client;
@@ -52,6 +54,8 @@ export interface BotApp {
   guildData: GuildDataRetention;
   /** Finds the servers the bot left unseen (HTTP mode; the gateway process that runs shard 0); undefined elsewhere. */
   guildReconciler?: GuildReconciler;
+  /** The lease every process of the bot shares (sweep slots, digests, interaction claims, gateway events). */
+  lease: SlotLease;
   /** What the health sweeps and digests did (metrics and logs subscribe). */
   sweepReports: Observers<SweepReport>;
   /**
@@ -79,6 +83,8 @@ export interface StartBotOptions {
   transport?: 'gateway' | 'http';
   /** Where the health sweeps report (metrics subscribe to it); a new one when absent. */
   sweepReports?: Observers<SweepReport>;
+  /** The lease shared with other processes, instead of the store's (the caller closes it). */
+  lease?: SlotLease;
   /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
   sharedState?: SharedStateBackend;
   /**
@@ -148,6 +154,18 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     await abandon();
     throw error;
   });
+  // Sweep slots, digests, interaction claims and gateway events: once, however many processes
+  // hold a shard (a deploy overlaps old and new) or serve the interactions (HTTP replicas).
+  const ownLease = opts.lease
+    ? undefined
+    : await openLease({ databaseUrl: config.DATABASE_URL, redisUrl: config.REDIS_URL }).catch(async (error: unknown) => {
+        await departures.close();
+        await settings.close();
+        await keys.close();
+        await abandon();
+        throw error;
+      });
+  const lease = opts.lease ?? ownLease!;
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
     timeoutMs: config.FEED_API_TIMEOUT_MS,
@@ -182,7 +200,10 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     ...(opts.deferAfterMs !== undefined ? { deferAfterMs: opts.deferAfterMs } : {}),
   };
   const commands = createCommands();
-  const router = createRouter(commands, services);
+  // Over the gateway every process holding a shard receives its interactions; HTTP requests reach
+  // one replica each, and the replay guard refuses a second delivery.
+  const claims = initialResponses ? undefined : leaseClaims(lease, { logger: logger.child({ component: 'claims' }) });
+  const router = createRouter(commands, services, claims ? { claims } : {});
   const sweeps = sweepStore
     ? await startHealthSweeps({
         intervalMs: config.HEALTH_SWEEP_SECONDS! * 1000,
@@ -192,6 +213,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         client,
         ...services,
         store: sweepStore,
+        lease,
         reports,
         logger: logger.child({ component: 'sweeps' }),
       })
@@ -208,9 +230,9 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
   // A deleted channel that feeds forward into: one audit post. HTTP mode has no gateway events (/feed list notices it there).
-  const channelWatch = initialResponses ? undefined : watchDeletedChannels(client, { ...services, logger: logger.child({ component: 'channel-watch' }) });
+  const channelWatch = initialResponses ? undefined : watchDeletedChannels(client, { ...services, lease, logger: logger.child({ component: 'channel-watch' }) });
   // A deleted role stops being a feed-manager role (it could not be picked to remove it any more).
-  const roleWatch = initialResponses ? undefined : watchDeletedRoles(client, settings, logger.child({ component: 'settings' }));
+  const roleWatch = initialResponses ? undefined : watchDeletedRoles(client, settings, logger.child({ component: 'settings' }), lease);
 
   // Removed from a server: its data goes after the retention; added back meanwhile: nothing lost.
   const membershipWatch = initialResponses ? undefined : watchGuildMembership(client, guildData, guildLogger);
@@ -228,6 +250,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     router,
     keys,
     api,
+    lease,
     gatewayless: initialResponses !== undefined,
     guildData,
     sweepReports: reports,
@@ -264,6 +287,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         await settings.close();
         await sweepStore?.close();
         await departures.close();
+        await ownLease?.close();
         await ownSharedState?.close();
       })();
       return stopping;

@@ -14,6 +14,7 @@ import { interactionLabels, logEntry, type InteractionListener, type Interaction
 import { DEFAULT_DEFER_AFTER_MS, Responder, missedAckDeadline, type RepliableInteraction } from './responder.js';
 import { routeFor, routeTable } from './routes.js';
 import { trackUpstream } from './upstream-scope.js';
+import type { ClaimRecord, InteractionClaims } from './claims.js';
 import { Observers } from '../observers.js';
 import { errorEmbed } from '../render/notice.js';
 
@@ -27,19 +28,39 @@ export interface InteractionRouter {
   readonly inFlight: number;
   /** Calls `listener` with each finished interaction's record (the one its log line is written from). */
   onInteraction(listener: InteractionListener): () => void;
+  /** Calls `listener` with each claim's outcome (only when the router claims, see RouterOptions). */
+  onClaim(listener: (record: ClaimRecord) => void): () => void;
 }
 
-export function createRouter(commands: readonly AppCommand[], services: BotServices): InteractionRouter {
+export interface RouterOptions {
+  /**
+   * Gateway: claim each interaction before any effect (claims.ts); one lost is left to the
+   * process that won it. Absent (HTTP mode, tests of one process): every interaction is handled.
+   */
+  claims?: InteractionClaims;
+}
+
+export function createRouter(commands: readonly AppCommand[], services: BotServices, opts: RouterOptions = {}): InteractionRouter {
   const table = routeTable(commands);
   const running = new Set<Promise<void>>();
   const observers = new Observers<InteractionRecord>('interaction');
+  const claimObservers = new Observers<ClaimRecord>('interaction claim');
   // Each interaction runs in its own scope; the API client's responses fill it for the log line.
   const upstream = trackUpstream(services.api);
   const clock = services.now ?? Date.now;
 
-  async function run(interaction: Interaction): Promise<void> {
+  /** Whether this process answers `interaction`: it won the claim, or could not ask. */
+  async function claimed(interaction: Interaction, claims: InteractionClaims): Promise<boolean> {
     const started = performance.now();
-    const receivedAt = clock();
+    // An implementation that throws is a store that did not answer.
+    const outcome = await claims.claim(interaction.id).catch(() => 'unavailable' as const);
+    claimObservers.emit({ interactionId: interaction.id, outcome, durationMs: performance.now() - started });
+    if (outcome !== 'lost') return true;
+    services.logger.debug({ interactionId: interaction.id, store: claims.kind }, 'interaction answered by another process');
+    return false;
+  }
+
+  async function run(interaction: Interaction, started: number, receivedAt: number): Promise<void> {
     let label: string | undefined;
     const end = new Ending();
     let responder: Responder | undefined;
@@ -119,7 +140,14 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
 
   return {
     handle(interaction) {
-      const p = upstream.run(() => run(interaction));
+      // Receipt is now: the claim's time counts in the answer's latency, as it does for Discord.
+      const started = performance.now();
+      const receivedAt = clock();
+      const claims = opts.claims;
+      const p = upstream.run(async () => {
+        if (claims && !(await claimed(interaction, claims))) return;
+        await run(interaction, started, receivedAt);
+      });
       running.add(p);
       void p.finally(() => running.delete(p));
       return p;
@@ -131,6 +159,7 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
       return running.size;
     },
     onInteraction: (listener) => observers.add(listener),
+    onClaim: (listener) => claimObservers.add(listener),
   };
 }
 

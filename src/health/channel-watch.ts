@@ -8,11 +8,17 @@
 import { ChannelType, Events, type Client, type DMChannel, type NonThreadGuildBasedChannel } from 'discord.js';
 import type { FeedApiClient } from '../api/client.js';
 import type { KeyStore } from '../keys/store.js';
+import { firstToAct, type SlotLease } from '../leases/lease.js';
 import { reportDeletedChannel, type DeletedChannelDeps } from './deleted-channels.js';
+
+/** Every process holding the shard receives the event: one of them looks the feeds up. */
+const EVENT_LEASE_MS = 15 * 60_000;
 
 interface ChannelWatchDeps extends DeletedChannelDeps {
   api: FeedApiClient;
   keys: KeyStore;
+  /** Shared by the processes (src/leases/); the settings' record of reported channels still decides alone when it is absent or down. */
+  lease?: SlotLease;
 }
 
 /** Reports feeds left pointing at a deleted channel; resolves when done (tests wait for it). */
@@ -21,6 +27,7 @@ async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | Non
   if (channel.isDMBased() || channel.type === ChannelType.GuildCategory) return;
   const guildId = channel.guildId;
   try {
+    if (!(await firstToAct(deps.lease, `channel-deleted:${channel.id}`, EVENT_LEASE_MS))) return;
     const stored = await deps.keys.get(guildId);
     if (!stored) return;
     const list = await deps.api.listFeeds({ apiKey: stored.apiKey, guildId });

@@ -19,7 +19,7 @@ export { BotMetrics } from './metrics.js';
 
 /** The parts of a bot (BotApp) that report. */
 export interface ObservedBot {
-  router: Pick<InteractionRouter, 'onInteraction' | 'inFlight'>;
+  router: Pick<InteractionRouter, 'onInteraction' | 'inFlight'> & Partial<Pick<InteractionRouter, 'onClaim'>>;
   api: Pick<FeedApiClient, 'onResponse' | 'onCacheLookup'>;
   keys: Pick<KeyStore, 'onOperation' | 'ping'>;
   client: { ws: GatewaySource };
@@ -35,6 +35,7 @@ export interface ObservedBot {
 export function instrument(bot: ObservedBot, metrics: BotMetrics): () => void {
   const unsubscribe = [
     bot.router.onInteraction(metrics.onInteraction),
+    ...(bot.router.onClaim ? [bot.router.onClaim(metrics.onClaim)] : []),
     bot.api.onResponse(metrics.onResponse),
     bot.api.onCacheLookup(metrics.onCacheLookup),
     bot.keys.onOperation(metrics.onKeyStoreOperation),

@@ -11,6 +11,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { CacheLookupListener } from '../api/feeds-cache.js';
 import type { ResponseListener } from '../api/response-events.js';
 import type { InteractionListener } from '../bot/interaction-record.js';
+import type { ClaimRecord } from '../bot/claims.js';
 import type { KeyStoreOperationListener } from '../keys/operations.js';
 import type { GatewaySource } from './gateway.js';
 import type { Listener } from '../observers.js';
@@ -157,6 +158,20 @@ export class BotMetrics {
     registers: [this.registry],
   });
 
+  // Gateway: who answers an interaction that every process holding its shard received (src/bot/claims.ts).
+  private readonly claims = new Counter({
+    name: 'feedbot_interaction_claims_total',
+    help: 'Interaction claims by outcome: won (this process answers), lost (another process holding the shard answers), unavailable (the store did not answer in time: this process answers alone).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  private readonly claimSeconds = new Histogram({
+    name: 'feedbot_interaction_claim_seconds',
+    help: 'Time to claim an interaction in the shared store, spent out of the 3-second deadline.',
+    buckets: STORE_BUCKETS,
+    registers: [this.registry],
+  });
+
   // Servers whose data was deleted (src/guild-data/): removed from the server, or /feedbot forget.
   private readonly guildsForgotten = new Counter({
     name: 'feedbot_guilds_forgotten_total',
@@ -253,6 +268,11 @@ export class BotMetrics {
     if (r.ackLatencyMs !== null) this.ackSeconds.observe(labels, r.ackLatencyMs / 1000);
     if (r.deferred) this.deferrals.inc(labels);
     if (r.missedDeadline) this.missedDeadlines.inc(labels);
+  };
+
+  readonly onClaim = (r: ClaimRecord): void => {
+    this.claims.inc({ outcome: r.outcome });
+    this.claimSeconds.observe(r.durationMs / 1000);
   };
 
   readonly onResponse: ResponseListener = (e) => {

@@ -6,20 +6,27 @@
  */
 import { Events, type Client, type Role } from 'discord.js';
 import type { Logger } from '../logger.js';
+import { firstToAct, type SlotLease } from '../leases/lease.js';
 import type { GuildSettingsStore } from './store.js';
+
+/** Every process holding the shard receives the event: one of them writes (the write is idempotent anyway). */
+const EVENT_LEASE_MS = 15 * 60_000;
 
 interface RoleWatch {
   /** Resolves when every removal under way has been stored (before the store closes; tests). */
   settled(): Promise<void>;
 }
 
-export function watchDeletedRoles(client: Client, settings: GuildSettingsStore, logger: Logger): RoleWatch {
+export function watchDeletedRoles(client: Client, settings: GuildSettingsStore, logger: Logger, lease?: SlotLease): RoleWatch {
   const running = new Set<Promise<void>>();
   client.on(Events.GuildRoleDelete, (role: Role) => {
-    const done = settings
-      .update(role.guild.id, (current) =>
-        current.managerRoleIds.includes(role.id) ? { ...current, managerRoleIds: current.managerRoleIds.filter((id) => id !== role.id) } : current,
-      )
+    const done = firstToAct(lease, `role-deleted:${role.id}`, EVENT_LEASE_MS)
+      .then((mine) => {
+        if (!mine) return undefined;
+        return settings.update(role.guild.id, (current) =>
+          current.managerRoleIds.includes(role.id) ? { ...current, managerRoleIds: current.managerRoleIds.filter((id) => id !== role.id) } : current,
+        );
+      })
       .then(
         () => undefined,
         (error: unknown) => logger.warn({ err: error, guildId: role.guild.id, roleId: role.id }, 'could not remove a deleted role from the feed managers'),

@@ -13,6 +13,7 @@ import type { APIInteraction } from 'discord-api-types/v10';
 import type { Stats } from '@feedbot/feed-api-contract';
 import { FeedApiClient } from '../../src/api/client.js';
 import { createRouter, type InteractionRouter } from '../../src/bot/router.js';
+import type { InteractionClaims } from '../../src/bot/claims.js';
 import { createCommands } from '../../src/commands.js';
 import type { AppCommand } from '../../src/bot/command.js';
 import { KeyStore, type KeyStoreOptions } from '../../src/keys/store.js';
@@ -28,7 +29,7 @@ import { GuildDataRetention } from '../../src/guild-data/retention.js';
 import type { BotServices } from '../../src/bot/context.js';
 import { attachSweeps } from '../../src/health/sweep/attached.js';
 import { startHealthSweeps, type HealthSweeps } from '../../src/health/sweep/index.js';
-import { MemoryLease } from '../../src/health/sweep/lease.js';
+import { MemoryLease } from '../../src/leases/lease.js';
 import { SweepStore } from '../../src/health/sweep/store.js';
 import { sweepReports } from '../../src/health/sweep/events.js';
 import { ADMIN_ID, GUILD_ID, createTestDiscord, type TestDiscord } from './discord.js';
@@ -91,6 +92,8 @@ export interface HarnessOptions {
   pending?: PendingStore;
   /** The commands the router knows; default the bot's (createCommands), e.g. plus a test-only module. */
   commands?: () => AppCommand[];
+  /** Interaction claims, as app.ts gives the router over the gateway, made with the harness's logger; default none (one process). */
+  claims?: (logger: Logger) => InteractionClaims;
 }
 
 export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHarness> {
@@ -147,7 +150,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
     ...(opts.confirmTtlMs !== undefined ? { confirmTtlMs: opts.confirmTtlMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   };
-  const router = createRouter(commands, services);
+  const router = createRouter(commands, services, opts.claims ? { claims: opts.claims(logger) } : {});
   let sweeps: { running: HealthSweeps; store: SweepStore } | undefined;
   const http = responses
     ? await startHttpTransportForTests({

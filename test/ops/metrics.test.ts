@@ -67,6 +67,8 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   // Unlabelled, so exposed at 0 from the start (the sweeps' labelled counters appear with their first sample).
   feedbot_digests_posted_total: ['counter', []],
   feedbot_http_interaction_requests_total: ['counter', ['outcome']],
+  feedbot_interaction_claims_total: ['counter', ['outcome']],
+  feedbot_interaction_claim_seconds: ['histogram', []],
   feedbot_http_interaction_response_seconds: ['histogram', []],
 };
 
@@ -92,6 +94,9 @@ function busyMetrics(now: () => number = Date.now): BotMetrics {
   m.onHttpRequest({ outcome: 'answered', latencyMs: 40 });
   m.onHttpRequest({ outcome: 'bad_signature', latencyMs: 1 });
   m.onGuildForgotten({ guildId: GUILD, reason: 'removed' });
+  m.onClaim({ interactionId: '1300000000000000001', outcome: 'won', durationMs: 0.4 });
+  m.onClaim({ interactionId: '1300000000000000002', outcome: 'lost', durationMs: 0.6 });
+  m.onClaim({ interactionId: '1300000000000000003', outcome: 'unavailable', durationMs: 500 });
   return m;
 }
 
@@ -132,6 +137,18 @@ describe('the metrics registry', () => {
     expect(find(e, 'feedbot_interaction_deferrals_total')).toEqual([{ name: 'feedbot_interaction_deferrals_total', labels: { kind: 'button', command: 'feed', subcommand: 'delete' }, value: 1 }]);
     expect(sum(e, 'feedbot_interaction_missed_deadlines_total', { command: 'stats' })).toBe(1);
     expect(sum(e, 'feedbot_interactions_in_flight')).toBe(3);
+  });
+
+  it('counts interaction claims by outcome, with their duration, never by interaction id', async () => {
+    const { e, text } = await scrape(busyMetrics());
+    expect(find(e, 'feedbot_interaction_claims_total').map((s) => [s.labels.outcome, s.value])).toEqual([
+      ['won', 1],
+      ['lost', 1],
+      ['unavailable', 1],
+    ]);
+    expect(sum(e, 'feedbot_interaction_claim_seconds_count')).toBe(3);
+    expect(sum(e, 'feedbot_interaction_claim_seconds_bucket', { le: '0.001' })).toBe(2);
+    expect(text).not.toContain('1300000000000000001');
   });
 
   it('counts feed API attempts by route and status, retries, local refusals and the remaining budget; a joined GET is not a request', async () => {

@@ -1,7 +1,7 @@
 /**
  * The health sweeps and the weekly digest, wired: which guilds are candidates (over the gateway,
  * the guilds of this process's shards; in HTTP mode, those whose settings name an audit channel),
- * the lease that keeps replicas apart (lease.ts), the scheduler (scheduler.ts) and the digest
+ * the lease that keeps processes apart (src/leases/), the scheduler (scheduler.ts) and the digest
  * check at each tick. One process, one HealthSweeps; app.ts starts it and stops it.
  */
 import type { Client } from 'discord.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../../logger.js';
 import { SETTINGS_NAMESPACE } from '../../settings/store.js';
 import { postDueDigest } from './digest.js';
 import type { SweepReport } from './events.js';
-import { openLease, type SlotLease } from './lease.js';
+import { openLease, type SlotLease } from '../../leases/lease.js';
 import type { SweepRecord } from './record.js';
 import { SweepScheduler } from './scheduler.js';
 import type { SweepStore } from './store.js';
@@ -25,8 +25,9 @@ export interface HealthSweepsOptions extends Omit<SweepDeps, 'now'> {
   redisUrl?: string | undefined;
   client: Client;
   now?: () => number;
-  /** Tests: a lease of their own (three replicas on one Redis), a tick. */
+  /** The lease the processes share (app.ts opens it; the caller closes it). Absent: one opened here and closed by stop(). */
   lease?: SlotLease;
+  /** Tests: a tick. */
   tickMs?: number;
 }
 
@@ -42,7 +43,8 @@ export interface HealthSweeps {
 export async function startHealthSweeps(opts: HealthSweepsOptions): Promise<HealthSweeps> {
   const now = opts.now ?? Date.now;
   const logger = opts.logger;
-  const lease = opts.lease ?? (await openLease({ transport: opts.transport, databaseUrl: opts.databaseUrl, redisUrl: opts.redisUrl }));
+  const ownLease = opts.lease ? undefined : await openLease({ databaseUrl: opts.databaseUrl, redisUrl: opts.redisUrl });
+  const lease = opts.lease ?? ownLease!;
   // HTTP mode has no guild cache: the guilds whose settings name an audit channel (a guild without
   // one is never a candidate, so it costs no request and no lease).
   const settingsList: KeyBackend | undefined =
@@ -96,7 +98,7 @@ export async function startHealthSweeps(opts: HealthSweepsOptions): Promise<Heal
     async stop() {
       await scheduler.stop();
       unlog();
-      await lease.close();
+      await ownLease?.close();
       await settingsList?.close();
     },
   };

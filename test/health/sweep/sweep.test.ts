@@ -14,7 +14,7 @@ import { SweepStore } from '../../../src/health/sweep/store.js';
 import { sweepGuild, type SweepDeps } from '../../../src/health/sweep/sweep.js';
 import { SweepScheduler } from '../../../src/health/sweep/scheduler.js';
 import { slotOffset } from '../../../src/health/sweep/slots.js';
-import { MemoryLease } from '../../../src/health/sweep/lease.js';
+import { MemoryLease } from '../../../src/leases/lease.js';
 import { ChannelDirectory } from '../../../src/bot/channel-directory.js';
 import { API_BASE, createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
 import { GUILD_ID } from '../../helpers/discord.js';

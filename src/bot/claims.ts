@@ -1,0 +1,71 @@
+/**
+ * One answer per interaction, however many processes receive it. Discord sends every event of a
+ * shard to every gateway session holding that shard: during a deploy that starts the new version
+ * before stopping the old one, or when a second copy runs by mistake, both processes receive each
+ * interaction. Before its first callback and its first feed API call, a process claims the
+ * interaction id in the store the processes share (src/leases/); the one that loses does nothing.
+ *
+ * The store down, or slower than CLAIM_TIMEOUT_MS: the process answers alone rather than leave
+ * the user without an answer. Two processes in that state both answer; Discord refuses the second
+ * callback (40060) and the feed API may see a command twice. Counted by outcome
+ * (feedbot_interaction_claims_total{outcome="unavailable"}) and logged once per outage.
+ *
+ * HTTP interactions need none of this: each request reaches one replica, and a replayed one is
+ * refused by the replay guard (src/http/replay.ts).
+ */
+import type { SlotLease } from '../leases/lease.js';
+import type { Logger } from '../logger.js';
+
+/** An interaction token lives 15 minutes: after that no process can answer it anyway. */
+export const CLAIM_TTL_MS = 15 * 60_000;
+/** The claim is spent out of Discord's 3-second deadline: past this the process answers alone. */
+export const CLAIM_TIMEOUT_MS = 500;
+
+/** `won`: this process answers; `lost`: another one does; `unavailable`: the store did not answer, this process answers. */
+export type ClaimOutcome = 'won' | 'lost' | 'unavailable';
+
+export interface ClaimRecord {
+  interactionId: string;
+  outcome: ClaimOutcome;
+  /** How long the claim took, in ms. */
+  durationMs: number;
+}
+
+export interface InteractionClaims {
+  /** Where the claims live: 'sqlite', 'postgres', 'redis' or 'memory'. */
+  readonly kind: string;
+  claim(interactionId: string): Promise<ClaimOutcome>;
+}
+
+export function leaseClaims(lease: SlotLease, opts: { logger: Logger; timeoutMs?: number }): InteractionClaims {
+  const timeoutMs = opts.timeoutMs ?? CLAIM_TIMEOUT_MS;
+  let down = false;
+  const timedOut = new Error(`no answer within ${timeoutMs} ms`);
+  return {
+    kind: lease.kind,
+    async claim(interactionId) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(timedOut), timeoutMs);
+      });
+      try {
+        const won = await Promise.race([lease.claim(`interaction:${interactionId}`, CLAIM_TTL_MS), late]);
+        if (down) {
+          down = false;
+          opts.logger.info({ store: lease.kind }, 'interaction claims: the store answers again');
+        }
+        return won ? 'won' : 'lost';
+      } catch (error) {
+        if (!down) {
+          down = true;
+          // A code or a class name, never a driver's message: those can quote a connection URL.
+          const cause = (error as { code?: unknown } | undefined)?.code ?? (error === timedOut ? 'timeout' : error instanceof Error ? error.name : 'error');
+          opts.logger.warn({ store: lease.kind, cause }, 'interaction claims: the store does not answer; each process answers alone until it does');
+        }
+        return 'unavailable';
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
