@@ -327,9 +327,10 @@ export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   // Interactions
 
   /**
-   * Builds an interaction as the Discord client would, dispatches it over the gateway to the
-   * shard that owns the guild, and starts its acknowledgement clock. Throws InteractionInputError
-   * when Discord's client would not let the user do it (unknown command, missing option, ...).
+   * Builds an interaction as the Discord client would, dispatches it over the gateway to every
+   * session of the shard that owns the guild, and starts its acknowledgement clock. Throws
+   * InteractionInputError when Discord's client would not let the user do it (unknown command,
+   * missing option, ...).
    */
   sendInteraction(input: InteractionInput): InteractionHandle {
     return this.sender.send(input);

@@ -1,8 +1,8 @@
 /**
  * What a user does in the Discord client, turned into interactions: builds the payload the client
  * would send (refusing what the client would not let the user do), dispatches it over the gateway
- * to the shard that owns the guild, or POSTs it to the Interactions Endpoint when one is set, and
- * registers it so its acknowledgement clock starts.
+ * to every session of the shard that owns the guild, or POSTs it to the Interactions Endpoint when
+ * one is set, and registers it so its acknowledgement clock starts.
  */
 import { ApplicationCommandOptionType, ComponentType, type APIInteraction, type APIInteractionDataResolved, type APIUser } from 'discord-api-types/v10';
 import type { AttachmentStore } from './attachments.js';
@@ -184,9 +184,10 @@ export class InteractionSender {
       logger.debug({ interactionId: rec.id, kind: rec.kind }, 'interaction posted to the interactions endpoint');
       return new InteractionHandle(this.deps.host, rec.id, rec.token, payload);
     }
-    const { shardId } = gateway.dispatchToGuild(meta.ctx.guild.id, 'INTERACTION_CREATE', payload);
-    const rec = registry.register(payload, { ...meta, shardId });
-    logger.debug({ interactionId: rec.id, kind: rec.kind, shardId }, 'interaction dispatched');
+    // Every session holding the guild's shard gets it (a blue/green deploy runs two); the first callback wins.
+    const { shardId, sessions } = gateway.dispatchToGuild(meta.ctx.guild.id, 'INTERACTION_CREATE', payload);
+    const rec = registry.register(payload, { ...meta, shardId, dispatchedTo: sessions });
+    logger.debug({ interactionId: rec.id, kind: rec.kind, shardId, sessions: sessions.length }, 'interaction dispatched');
     return new InteractionHandle(this.deps.host, rec.id, rec.token, payload);
   }
 

@@ -134,11 +134,36 @@ export interface InteractionError {
   message: string;
 }
 
+/** A gateway session an interaction (INTERACTION_CREATE) was dispatched to. */
+export interface DispatchTarget {
+  sessionId: string;
+  /** The session's `[shard_id, num_shards]`, as it identified. */
+  shard: [number, number];
+}
+
 /** What the emulator tracks of an interaction besides its payload and its messages. */
 export interface InteractionLifecycle {
   id: string;
   kind: InteractionKind;
+  /**
+   * The shard it was dispatched to (of the newest connected session among `dispatchedTo`); null
+   * when it was POSTed to the Interactions Endpoint.
+   */
   shardId: number | null;
+  /**
+   * Every gateway session it was dispatched to: as on Discord, each session identified for the
+   * guild's shard gets it — several during a blue/green deploy (same `[shard_id, num_shards]`)
+   * or a resharding (another `num_shards`). Empty when it went over HTTP.
+   */
+  dispatchedTo: DispatchTarget[];
+  /**
+   * Initial responses the bot sent for it, accepted or refused: calls to its
+   * `POST /interactions/{id}/{token}/callback` (with its token, body read) plus interaction
+   * responses in the Interactions Endpoint's answers. At most one is accepted (`ack`); any other
+   * is refused (40060 once acknowledged, see `errors`). "Answered exactly once": `callbacks === 1`
+   * and `state === 'acknowledged'`.
+   */
+  callbacks: number;
   commandName?: string;
   customId?: string;
   /** The component message this interaction came from (buttons, selects, modals shown from them). */

@@ -40,7 +40,7 @@ describe('delivery', () => {
     ep.handle((i) => ({ body: { type: 4, data: { content: `pong ${i.type}` } } }));
     const h = emu.sendInteraction({ type: 'command', commandName: 'ping' });
     const s = await h.waitForFinal();
-    expect(s).toMatchObject({ state: 'acknowledged', ack: { type: 4, withResponse: false }, shardId: null });
+    expect(s).toMatchObject({ state: 'acknowledged', ack: { type: 4, withResponse: false }, shardId: null, dispatchedTo: [], callbacks: 1 });
     expect(s.original?.content).toBe('pong 2');
     const [req] = ep.requests;
     expect(req).toMatchObject({ verified: true, aborted: false });
@@ -75,8 +75,20 @@ describe('delivery', () => {
     });
     const s = await emu.sendInteraction({ type: 'command', commandName: 'ping' }).waitForFinal();
     expect(s.original?.content).toBe('via callback');
+    expect(s.callbacks).toBe(1);
     expect(lastDelivery()?.outcome).toBe('deferred');
     expect(emu.violations).toEqual([]);
+  });
+
+  it('an interaction response in the answer after the callback route: a second response, refused with 40060; both counted', async () => {
+    ep.handle(async (i) => {
+      expect((await post(`/interactions/${i.id}/${i.token}/callback`, { type: 4, data: { content: 'via callback' } })).status).toBe(204);
+      return { body: { type: 4, data: { content: 'in the answer' } } };
+    });
+    const h = emu.sendInteraction({ type: 'command', commandName: 'ping' });
+    await expect.poll(() => lastDelivery()?.outcome).toBe('refused');
+    expect(h.snapshot()).toMatchObject({ state: 'acknowledged', callbacks: 2, original: { content: 'via callback' } });
+    expect(emu.violations).toMatchObject([{ kind: 'already_acknowledged', code: 40060, route: '<interactions endpoint>', interactionId: h.id }]);
   });
 
   it('buttons and autocomplete go to the endpoint too', async () => {

@@ -18,10 +18,11 @@ describe('deadlines and double acknowledgement', () => {
     expect(error).toBeInstanceOf(DiscordAPIError);
     expect((error as DiscordAPIError).code).toBe(10062);
     expect((error as DiscordAPIError).status).toBe(404);
-    expect(h.snapshot().state).toBe('expired');
+    expect(h.snapshot()).toMatchObject({ state: 'expired', callbacks: 1 });
     expect(emu.violations.map((v) => v.kind).sort()).toEqual(['ack_timeout', 'unknown_interaction']);
   });
 
+  // Two sessions on one shard (a blue/green deploy) both answering: test/gateway.shared-shards.test.ts.
   botTest('acknowledging twice fails with 40060', async ({ emu, bot }) => {
     bot.handle(async (i) => {
       if (!i.isChatInputCommand()) return;
@@ -35,6 +36,8 @@ describe('deadlines and double acknowledgement', () => {
     expect((error as DiscordAPIError).status).toBe(400);
     expect(h.snapshot().original?.content).toBe('one');
     expect(h.snapshot().errors.map((e) => e.code)).toEqual([40060]);
+    // Two callbacks for one interaction: what a test checking "answered exactly once" reads.
+    expect(h.snapshot()).toMatchObject({ state: 'acknowledged', callbacks: 2 });
     expect(emu.violations.map((v) => v.kind)).toEqual(['already_acknowledged']);
   });
 
@@ -42,6 +45,7 @@ describe('deadlines and double acknowledgement', () => {
     const h = emu.sendInteraction({ type: 'command', commandName: 'ping', channelId: CHANNEL_ID });
     const s = await h.waitFor((x) => x.state === 'expired', 2000);
     expect(s.ack).toBeNull();
+    expect(s.callbacks).toBe(0);
     expect(emu.violations.map((v) => v.kind)).toEqual(['ack_timeout']);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The JSON gateway, as @discordjs/ws 1.x speaks it: HELLO → IDENTIFY → READY + GUILD_CREATE per
  * guild of the shard, heartbeats answered with op 11, RESUME with replay, and dispatches
- * (INTERACTION_CREATE) routed to the shard that owns the guild. IDENTIFY is limited as on Discord
- * (identify-limit.ts); the emulator can drop a shard's connection or invalidate its session.
+ * (INTERACTION_CREATE, guild events) sent to every session of the shard that owns the guild (as
+ * on Discord, several sessions may hold one shard, or shards of different counts). IDENTIFY is
+ * limited as on Discord (identify-limit.ts); the emulator can drop a shard's connection or
+ * invalidate its session.
  *
  * Optional `compress=zlib-stream` is supported (discord.js asks for it only when zlib-sync is
  * installed). Encoding must be json; ETF is refused like an unsupported version.
@@ -14,6 +16,7 @@ import type { z } from 'zod';
 import type { GatewayEvent } from '../events.js';
 import { guildCreatePayload } from '../guilds.js';
 import { sessionId as newSessionId, shardForGuild } from '../snowflake.js';
+import type { DispatchTarget } from '../types.js';
 import { decodeFrame, drained, openCompression, send, sendRaw } from './connection.js';
 import { refusalMessage, type IdentifyRefusal } from './identify-limit.js';
 import {
@@ -48,15 +51,22 @@ export class Gateway {
     return this.sessions.status();
   }
 
-  /** Sends a dispatch to the shard that owns `guildId`; throws when no bot is connected for it. */
-  dispatchToGuild(guildId: string, t: string, d: unknown): { shardId: number; sessionId: string } {
-    const session = this.sessions.forGuild(guildId);
-    if (!session) {
+  /**
+   * Sends a dispatch (INTERACTION_CREATE) to every ready session that holds `guildId`, as Discord
+   * does: several sessions may have identified for its shard — the same `[shard_id, num_shards]`
+   * during a blue/green deploy, another `num_shards` during a resharding — and none is kicked; each
+   * gets the event (one waiting for a RESUME on replay). Throws when no session holds the guild.
+   * `shardId` is the shard of the newest connected session among them.
+   */
+  dispatchToGuild(guildId: string, t: string, d: unknown): { shardId: number; sessions: DispatchTarget[] } {
+    const preferred = this.sessions.forGuild(guildId);
+    if (!preferred) {
       const count = this.sessions.anyShardCount();
       throw new NoGatewaySessionError(`No gateway session for guild ${guildId} (shard ${shardForGuild(guildId, count)} of ${count}); is the bot logged in?`);
     }
-    this.dispatch(session, t, d);
-    return { shardId: session.shard[0], sessionId: session.id };
+    const sessions = this.sessions.allForGuild(guildId);
+    for (const session of sessions) this.dispatch(session, t, d);
+    return { shardId: preferred.shard[0], sessions: sessions.map((s) => ({ sessionId: s.id, shard: [...s.shard] })) };
   }
 
   /**

@@ -27,7 +27,7 @@ export class SessionTable {
     return [...this.sessions.values()].filter((s) => shardId === undefined || s.shard[0] === shardId);
   }
 
-  /** The ready session that owns a guild, connected and most recent first (several bots may be connected). */
+  /** Of the ready sessions that hold a guild, the connected and most recent one (several may hold it). */
   forGuild(guildId: string): Session | undefined {
     let best: Session | undefined;
     for (const s of this.sessions.values()) {
@@ -37,7 +37,11 @@ export class SessionTable {
     return best;
   }
 
-  /** Every ready session that holds a guild (several bots, or processes, may be connected). */
+  /**
+   * Every ready session that holds a guild, by its own shard count: several processes may have
+   * identified for the same shard, or for shards of different counts, and Discord sends the
+   * guild's events to each.
+   */
   allForGuild(guildId: string): Session[] {
     return [...this.sessions.values()].filter((s) => s.readyAt !== null && shardForGuild(guildId, s.shard[1]) === s.shard[0]);
   }

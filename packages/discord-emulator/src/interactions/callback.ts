@@ -78,6 +78,9 @@ export function interactionCallback(
 ): RestResult {
   const rec = ctx.registry.get(id);
   if (!rec || rec.token !== token) return unknownInteraction();
+  // Counted whatever the outcome; every outcome below reports a change of the record (acknowledged,
+  // or refused and noted against it).
+  rec.callbacks++;
   if (rec.ack) return alreadyAcknowledged(rec.id);
   // Expired: the deadline passed, or the answer to an HTTP delivery failed it.
   if (rec.state === 'expired') return unknownInteraction(rec.id);

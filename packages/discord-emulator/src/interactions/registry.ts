@@ -6,15 +6,17 @@ import type { APIInteraction } from 'discord-api-types/v10';
 import type { EmulatorEvents } from '../events.js';
 import type { MessageStore, StoredMessage } from '../messages.js';
 import type { InteractionContext } from '../payloads/origin.js';
-import type { InteractionError, InteractionLifecycle, InteractionSnapshot, Violation } from '../types.js';
+import type { DispatchTarget, InteractionError, InteractionLifecycle, InteractionSnapshot, Violation } from '../types.js';
 
 /** How the interaction was dispatched: known before it is registered. */
 export type RegisterMeta = Pick<InteractionLifecycle, 'kind' | 'shardId' | 'commandName' | 'customId' | 'sourceMessageId' | 'sourceInteractionId'> & {
   ctx: InteractionContext;
+  /** The gateway sessions it went to; none over HTTP. */
+  dispatchedTo?: DispatchTarget[];
 };
 
 /** The lifecycle plus what snapshots leave out or resolve: the token, the payload, message ids. */
-export interface InteractionRecord extends InteractionLifecycle, RegisterMeta {
+export interface InteractionRecord extends InteractionLifecycle, Pick<RegisterMeta, 'ctx'> {
   token: string;
   payload: APIInteraction;
   originalId: string | null;
@@ -43,6 +45,8 @@ export class InteractionRegistry {
       token: payload.token,
       payload,
       ...meta,
+      dispatchedTo: meta.dispatchedTo ?? [],
+      callbacks: 0,
       createdAt: now,
       ackDeadlineAt: now + this.deps.ackDeadlineMs,
       tokenExpiresAt: now + this.deps.tokenLifetimeMs,
