@@ -24,7 +24,8 @@ import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
 import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
-import { MemoryPendingStore } from './bot/pending.js';
+import type { PendingStore } from './bot/pending.js';
+import { openStorePending } from './bot/pending-open.js';
 import type { Observers } from './observers.js';
 import { startHealthSweeps } from './health/sweep/index.js';
 import { SweepStore } from './health/sweep/store.js';
@@ -83,6 +84,8 @@ export interface StartBotOptions {
   transport?: 'gateway' | 'http';
   /** Where the health sweeps report (metrics subscribe to it); a new one when absent. */
   sweepReports?: Observers<SweepReport>;
+  /** Open confirmations, instead of the shared store's (tests: one process's memory). */
+  pending?: PendingStore;
   /** The lease shared with other processes, instead of the store's (the caller closes it). */
   lease?: SlotLease;
   /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
@@ -173,7 +176,17 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
     ...(sharedState ? { sharedState } : {}),
   });
-  const pending = sharedState?.pendingConfirmations() ?? new MemoryPendingStore();
+  // Confirmations: the replicas' Redis (REDIS_URL), else the key store's database, which a process
+  // beside this one on the same shard (a deploy) shares. Tests of one process may keep them in memory.
+  const ownPending = sharedState || opts.pending ? undefined : await openStorePending(config.DATABASE_URL, logger).catch(async (error: unknown) => {
+    await ownLease?.close();
+    await departures.close();
+    await settings.close();
+    await keys.close();
+    await abandon();
+    throw error;
+  });
+  const pending = opts.pending ?? sharedState?.pendingConfirmations() ?? ownPending!.store;
   const guildLogger = logger.child({ component: 'guild-data' });
   // Health sweeps and the weekly digest keep a record per server beside the settings; it is
   // forgotten with the rest when the bot leaves the server.
@@ -287,6 +300,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         await settings.close();
         await sweepStore?.close();
         await departures.close();
+        await ownPending?.close();
         await ownLease?.close();
         await ownSharedState?.close();
       })();

@@ -1,18 +1,16 @@
 /**
  * The lease (lease.ts) in the SQLite file of the key store (DATABASE_URL): processes on one host
  * that share the file share the lease. One INSERT … ON CONFLICT … WHERE expired, atomic under
- * SQLite's write lock; a process waits up to BUSY_TIMEOUT_MS for another one's write. Expired rows
+ * SQLite's write lock; a process waits up to 5 s for another one's write (sql-runner.ts). Expired rows
  * are deleted now and then (names carry their slot or id, so they are never claimed again).
  *
  * The connection keeps SQLite's default `synchronous = FULL`: the file also holds the keys, and a
  * weaker setting on any connection risks the whole file on power loss.
  */
 import { randomUUID } from 'node:crypto';
-import { KeyvSqlite } from '@keyv/sqlite';
-import { ensureDatabaseFile, parseDatabaseUrl } from '../keys/database-url.js';
 import type { SlotLease } from './lease.js';
+import { openSqlRunner, type SqlRunner } from './sql-runner.js';
 
-const BUSY_TIMEOUT_MS = 5_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 
 export class SqliteLease implements SlotLease {
@@ -21,18 +19,16 @@ export class SqliteLease implements SlotLease {
   private purgedAt = 0;
 
   private constructor(
-    private readonly db: KeyvSqlite,
+    private readonly db: SqlRunner,
     private readonly now: () => number,
   ) {}
 
   static async open(databaseUrl: string, now: () => number = Date.now): Promise<SqliteLease> {
-    const location = parseDatabaseUrl(databaseUrl);
-    await ensureDatabaseFile(location);
-    const db = new KeyvSqlite({ uri: location.uri, busyTimeout: BUSY_TIMEOUT_MS });
+    const db = await openSqlRunner(databaseUrl);
     try {
-      await db.query('CREATE TABLE IF NOT EXISTS feedbot_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)');
+      await db.query('CREATE TABLE IF NOT EXISTS feedbot_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at INTEGER NOT NULL)', []);
     } catch (error) {
-      await db.disconnect().catch(() => undefined);
+      await db.close();
       throw error;
     }
     return new SqliteLease(db, now);
@@ -40,23 +36,20 @@ export class SqliteLease implements SlotLease {
 
   async claim(name: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    const rows = (await this.db.query(
+    const rows = await this.db.query(
       `INSERT INTO feedbot_leases (name, owner, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at WHERE feedbot_leases.expires_at <= ?
        RETURNING name`,
-      name,
-      this.owner,
-      now + Math.max(1, Math.round(ttlMs)),
-      now,
-    )) as unknown[];
+      [name, this.owner, now + Math.max(1, Math.round(ttlMs)), now],
+    );
     if (now - this.purgedAt > PURGE_EVERY_MS) {
       this.purgedAt = now;
-      await this.db.query('DELETE FROM feedbot_leases WHERE expires_at < ?', now).catch(() => undefined);
+      await this.db.query('DELETE FROM feedbot_leases WHERE expires_at < ?', [now]).catch(() => undefined);
     }
     return rows.length === 1;
   }
 
   async close(): Promise<void> {
-    await this.db.disconnect().catch(() => undefined);
+    await this.db.close();
   }
 }

@@ -20,13 +20,19 @@ import { explain } from '../../src/bot/explain.js';
 import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
 import { lua, RedisLink } from '../../src/replicas/redis-link.js';
 import { RedisPendingStore } from '../../src/replicas/redis-pending.js';
+import { SqlPendingStore } from '../../src/bot/pending-sql.js';
+import { openSqlRunner } from '../../src/leases/sql-runner.js';
+import { startPostgres, type LocalServer } from '@feedbot/playground';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { translator } from '../../src/i18n/index.js';
 import type { Logger } from '../../src/logger.js';
 import { readImportFile } from '../../src/transfer/format.js';
 import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport } from '../../src/transfer/plan.js';
 import { captureLogger, rejection } from './helpers.js';
-import { describeStates, redisMissing, RedisServerFixture, type StateKind } from './shared-redis.js';
+import { describeStates, redisMissing, RedisServerFixture, type StoreKind } from './shared-redis.js';
 
 const C1 = '1300000000000000001';
 const C2 = '1300000000000000002';
@@ -36,13 +42,39 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const listed = (id: number, cuenta: string, canal: string, estado = 'activo'): FeedListItem => ({ id, cuenta, canal, estado, tipos: ['post', 'reel'], filtros: 0, ultimoPost: null });
 
 const redis = new RedisServerFixture();
-afterAll(() => redis.stop());
+let postgres: Promise<LocalServer> | undefined;
+const sqlDirs: string[] = [];
+const sqlStores: SqlPendingStore[] = [];
+afterAll(async () => {
+  await redis.stop();
+  for (const store of sqlStores) await store.close();
+  await (await postgres)?.stop();
+  for (const dir of sqlDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Every store kind the bot has: memory, REDIS_URL's Redis, and the key store's SQLite file or PostgreSQL database. */
+const ALL_KINDS: StoreKind[] = ['memory', 'redis', 'sqlite', 'postgres'];
 
 /** `n` replicas' stores on one key space; in memory, one process's store stands for all. */
-async function replicas(kind: StateKind, n: number): Promise<PendingStore[]> {
+async function replicas(kind: StoreKind, n: number): Promise<PendingStore[]> {
   if (kind === 'memory') {
     const store = new MemoryPendingStore();
     return Array.from({ length: n }, () => store);
+  }
+  if (kind === 'sqlite' || kind === 'postgres') {
+    let url: string;
+    if (kind === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'feedbot-pending-'));
+      sqlDirs.push(dir);
+      url = join(dir, 'shared.sqlite');
+    } else {
+      postgres ??= startPostgres();
+      url = await (await postgres).newDatabase();
+    }
+    // One connection each, as processes have.
+    const stores = await Promise.all(Array.from({ length: n }, async () => SqlPendingStore.open(await openSqlRunner(url))));
+    sqlStores.push(...stores);
+    return stores;
   }
   const namespace = redis.namespace();
   return Promise.all(Array.from({ length: n }, async () => new RedisPendingStore(await redis.link(), namespace)));
@@ -117,7 +149,7 @@ describeStates('open confirmations store', (kind) => {
     await pause(150);
     expect(await a!.claim('import:9', 'press-after', 10_000)).toBe(true);
   });
-});
+}, ALL_KINDS);
 
 describeStates('open confirmations as the commands keep them', (kind) => {
   it("the import plan, the bulk plan and the single delete's feed read back equal on another replica", async () => {
@@ -225,7 +257,7 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     await held[0]!.release();
     expect(await claimServerImport(context(b!, logger, '1400000000000000053'), guild)).toBeDefined();
   });
-});
+}, ALL_KINDS);
 
 describe.skipIf(redisMissing !== undefined)('open confirmations on Redis', () => {
   it('keys live under the namespace and expire with the confirmation', async () => {

@@ -14,12 +14,27 @@ export const redisMissing: string | undefined = missingServer('redis');
 if (redisMissing) console.warn(redisMissing.replace('key-store', 'shared-state'));
 
 export type StateKind = 'memory' | 'redis';
+/** Also the key store's database, where a store that has such a backend keeps its state without REDIS_URL. */
+export type StoreKind = StateKind | 'sqlite' | 'postgres';
 /** The shared-state backends the parameterised tests run against (memory: the embedded default). */
 export const STATE_KINDS: StateKind[] = ['memory', 'redis'];
 
 /** `describe` once per backend: `[memory]` and `[redis]` (skipped with a message when there is no redis-server). */
-export function describeStates(title: string, body: (kind: StateKind) => void, kinds: StateKind[] = STATE_KINDS): void {
-  for (const kind of kinds) describe.skipIf(kind === 'redis' && redisMissing !== undefined)(`${title} [${kind}]`, () => body(kind));
+export function describeStates<K extends StoreKind = StateKind>(title: string, body: (kind: K) => void, kinds: K[] = STATE_KINDS as K[]): void {
+  for (const kind of kinds) {
+    const missing = kind === 'redis' ? redisMissing : kind === 'postgres' ? postgresMissing() : undefined;
+    describe.skipIf(missing !== undefined)(`${title} [${kind}]`, () => body(kind));
+  }
+}
+
+let postgresChecked: { missing: string | undefined } | undefined;
+/** Why the PostgreSQL cases skip here (asked once, when a file has some), or undefined when they run. Throws under CI. */
+function postgresMissing(): string | undefined {
+  if (!postgresChecked) {
+    postgresChecked = { missing: missingServer('postgres') };
+    if (postgresChecked.missing) console.warn(postgresChecked.missing);
+  }
+  return postgresChecked.missing;
 }
 
 let counter = 0;

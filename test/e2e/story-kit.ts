@@ -176,7 +176,7 @@ export class StoryStack {
     private readonly dir: string,
   ) {}
 
-  static async start(transport: Transport, guilds: readonly StoryGuild[], opts: Pick<StackOptions, 'rateLimit'> = {}): Promise<StoryStack> {
+  static async start(transport: Transport, guilds: readonly StoryGuild[], opts: Pick<StackOptions, 'rateLimit' | 'botEnv'> = {}): Promise<StoryStack> {
     const dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-issue13-'));
     const stack = await Stack.start({ dataDir: dir, logger: silentLogger(), extraGuilds: guilds.map((g) => g.guild), transport, ...opts });
     const story = new StoryStack(stack, dir);
