@@ -3,6 +3,13 @@
  * ShardingManager (src/sharding/manager.ts). SHARD_COUNT (or Discord's recommendation) and
  * SHARD_IDS (default: every shard) say which; with METRICS_PORT this manager serves the host's
  * ops listener and asks its shard processes over IPC.
+ *
+ * Signals: SIGTERM / SIGINT stop every shard process (each drains) and then the manager; SIGUSR2
+ * is a rolling restart: each shard process is replaced, wave by wave, by a new one started from
+ * the bot's code as it is on disk now, and stopped only once its replacement is ready.
+ *
+ * Neither the start nor a roll spends identifies Discord's session start limit no longer has:
+ * both read GET /gateway/bot first and refuse, saying how many are needed, left, and when it resets.
  */
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +18,15 @@ import { loadEnvFile } from './env-file.js';
 import { createLogger } from './logger.js';
 import { startOpsListener } from './ops/index.js';
 import type { OpsServer } from './ops/http-server.js';
-import { fetchGatewayBot } from './sharding/gateway-bot.js';
-import { HostOps } from './sharding/host-ops.js';
+import { fetchGatewayBot, sessionStartRefusal, type GatewayBot } from './sharding/gateway-bot.js';
+import { awaitShardReady, HostOps } from './sharding/host-ops.js';
 import { HostManager, STOP_TIMEOUT_MS, type ShardPlan } from './sharding/manager.js';
+import { formatShardIds } from './sharding/shard-ids.js';
 
 /** After a crash: how long the shard processes may drain before the manager kills them and exits. */
 const CRASH_STOP_TIMEOUT_MS = STOP_TIMEOUT_MS + 5_000;
+/** During a roll: how long a READY replacement may take to report itself ready before the roll stops. */
+const CONFIRM_READY_TIMEOUT_MS = 30_000;
 
 loadEnvFile();
 
@@ -24,15 +34,42 @@ const config = loadConfigOrExit();
 
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child({ component: 'shard-manager' });
 
+// SIGUSR2 asks for a rolling restart. Listened to from the start: Node's default for it would end
+// the manager (and, from there, every shard process) while it still plans.
+const rolls: { host?: HostManager } = {};
+let exiting = false;
+process.on('SIGUSR2', () => {
+  if (exiting) logger.info({ signal: 'SIGUSR2' }, 'rolling restart ignored: the host is stopping');
+  else if (!rolls.host) logger.info({ signal: 'SIGUSR2' }, 'rolling restart ignored: the shard processes are still starting');
+  else {
+    logger.info({ signal: 'SIGUSR2' }, 'rolling restart requested');
+    // roll() never rejects: it logs how the roll ended.
+    void rolls.host.roll();
+  }
+});
+
 let plan: ShardPlan;
+let gateway: GatewayBot;
 try {
-  const gateway = await fetchGatewayBot(config.DISCORD_TOKEN, config.DISCORD_API_URL);
+  gateway = await fetchGatewayBot(config.DISCORD_TOKEN, config.DISCORD_API_URL);
   const count = config.SHARD_COUNT ?? gateway.recommendedShards;
   plan = { count, ids: config.SHARD_IDS ?? Array.from({ length: count }, (_, i) => i), maxConcurrency: gateway.maxConcurrency };
 } catch (error) {
   const refusal = tokenRefusal(error);
   console.error(refusal ?? `Could not read GET /gateway/bot from Discord: ${error instanceof Error ? error.message : String(error)}`);
   logger.fatal({ err: error }, 'could not plan the shards');
+  process.exit(1);
+}
+
+// One identify per shard process: never more than Discord's session start limit has left (a new
+// manager started beside an old one to reshard is refused here too).
+const startRefusal = sessionStartRefusal(gateway, plan.ids.length, 'start');
+if (startRefusal) {
+  console.error(startRefusal);
+  logger.fatal(
+    { shards: formatShardIds(plan.ids), needed: plan.ids.length, remaining: gateway.sessionStartsRemaining, resetAfterMs: gateway.resetAfterMs },
+    'not enough session starts left to start the shard processes',
+  );
   process.exit(1);
 }
 
@@ -48,10 +85,12 @@ const host: HostManager = new HostManager({
   logger,
   execArgv: process.execArgv,
   onRespawn: (id) => hostOps.countRestart(id),
+  rollPreflight: async (needed) => sessionStartRefusal(await fetchGatewayBot(config.DISCORD_TOKEN, config.DISCORD_API_URL), needed, 'roll'),
+  confirmReady: (shard) => awaitShardReady(shard, { timeoutMs: CONFIRM_READY_TIMEOUT_MS }),
 });
+rolls.host = host;
 const hostOps = new HostOps({ ids: plan.ids, shard: (id) => host.shard(id), stopping: () => host.isStopping });
 
-let exiting = false;
 async function shutdown(code: number): Promise<never> {
   exiting = true;
   await host.stop();

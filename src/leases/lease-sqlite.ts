@@ -1,11 +1,9 @@
 /**
- * The lease (lease.ts) in the SQLite file of the key store (DATABASE_URL): processes on one host
- * that share the file share the lease. One INSERT … ON CONFLICT … WHERE expired, atomic under
- * SQLite's write lock; a process waits up to 5 s for another one's write (sql-runner.ts). Expired rows
- * are deleted now and then (names carry their slot or id, so they are never claimed again).
- *
- * The connection keeps SQLite's default `synchronous = FULL`: the file also holds the keys, and a
- * weaker setting on any connection risks the whole file on power loss.
+ * The lease (lease.ts) in SQLite, in the coordination file beside the key store's (sql-runner.ts):
+ * processes on one host that share DATABASE_URL's file share the lease. One INSERT … ON CONFLICT
+ * … WHERE expired, atomic under SQLite's write lock; a process waits up to 5 s for another one's
+ * write. Expired rows are deleted now and then (names carry their slot or id, so they are never
+ * claimed again).
  */
 import { randomUUID } from 'node:crypto';
 import type { SlotLease } from './lease.js';

@@ -110,3 +110,24 @@ export class HostOps {
     return this.opts.askTimeoutMs ?? ASK_TIMEOUT_MS;
   }
 }
+
+/**
+ * Resolves once the shard process reports itself ready (the report /readyz is made of), asking
+ * every `intervalMs`; rejects with its last problems after `timeoutMs`. A rolling restart waits
+ * for this before a replacement takes over, so the host's /readyz never turns 503 for the swap.
+ */
+export async function awaitShardReady(shard: ShardChannel, opts: { timeoutMs: number; intervalMs?: number; askTimeoutMs?: number }): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let last = 'no answer yet';
+  for (;;) {
+    try {
+      const report = ReadinessSchema.parse(await askShard(shard, 'readiness', opts.askTimeoutMs ?? ASK_TIMEOUT_MS));
+      if (report.ready) return;
+      last = report.problems.join('; ');
+    } catch (error) {
+      last = `it did not answer (${error instanceof Error ? error.message : 'error'})`;
+    }
+    if (Date.now() >= deadline) throw new Error(`not ready within ${opts.timeoutMs} ms: ${last}`);
+    await new Promise((resolve) => setTimeout(resolve, opts.intervalMs ?? 250));
+  }
+}

@@ -6,7 +6,7 @@
  * expired (its process died) can be taken by another one. A Redis that is down does not hold up
  * the opening (a replica must start and listen without it), and a claim then rejects at once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,23 @@ for (const k of kinds) {
     });
   });
 }
+
+describe('the SQLite coordination file', () => {
+  it('sits beside the key store, out of its fsync, and a file that is not a database any more is replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'feedbot-lease-'));
+    dirs.push(dir);
+    const url = join(dir, 'feedbot.sqlite');
+    writeFileSync(`${url}-coordination`, 'not a database, as after a power cut '.repeat(200));
+    const lease = await openLease({ databaseUrl: url });
+    try {
+      expect(await lease.claim('interaction:1', 60_000)).toBe(true);
+      expect(await lease.claim('interaction:1', 60_000)).toBe(false);
+      expect(readFileSync(`${url}-coordination`).subarray(0, 15).toString()).toBe('SQLite format 3');
+    } finally {
+      await lease.close();
+    }
+  });
+});
 
 describe('a lease whose store is down', () => {
   async function closedPort(): Promise<number> {
