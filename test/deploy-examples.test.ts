@@ -1,11 +1,13 @@
 /**
  * The deployment examples (docs/deploy/) and the architecture notes stay true to the code: the
- * StatefulSet's script gives each pod its shards, the units start what npm starts, every
- * variable they set is one the configuration reads (and the whole set is a valid configuration),
- * and every link and path the docs cite exists. Plain text checks: no YAML or INI parser.
+ * StatefulSet's script gives each pod its shards, the Deployments cover every shard once and
+ * overlap old and new pods on update, the units start what npm starts, every variable they set
+ * is one the configuration reads (and the whole set is a valid configuration), and every link
+ * and path the docs cite exists. Plain text checks: no YAML or INI parser. The blue/green script
+ * itself runs in test/deploy/blue-green.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +17,18 @@ import { parseShardIds } from '../src/sharding/shard-ids.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
 const DOCS = ['docs/ARCHITECTURE.md', 'docs/deploy/README.md'];
-const EXAMPLES = ['docs/deploy/kubernetes/statefulset.yaml', 'docs/deploy/systemd/feedbot@.service', 'docs/deploy/systemd/feedbot-sharded.service', 'docs/deploy/systemd/feedbot.env.example'];
+const EXAMPLES = [
+  'docs/deploy/kubernetes/statefulset.yaml',
+  'docs/deploy/kubernetes/deployments.yaml',
+  'docs/deploy/systemd/feedbot@.service',
+  'docs/deploy/systemd/feedbot-bg@.service',
+  'docs/deploy/systemd/feedbot-sharded.service',
+  'docs/deploy/systemd/feedbot.env.example',
+  'docs/deploy/systemd/feedbot-bg@blue.env.example',
+  'docs/deploy/systemd/feedbot-bg@green.env.example',
+  'docs/deploy/systemd/blue-green.sh',
+];
+const COLOURS = ['blue', 'green'] as const;
 const CONFIG_NAMES = new Set(Object.keys(ConfigSchema.shape));
 const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 
@@ -159,6 +172,114 @@ describe('docs/deploy/kubernetes/statefulset.yaml', () => {
   });
 });
 
+// --- Kubernetes: one Deployment per range -------------------------------------------------------
+
+const DEPLOYMENTS = 'docs/deploy/kubernetes/deployments.yaml';
+
+/** A manifest's lines without its comments: what Kubernetes reads. */
+function withoutComments(doc: string): string {
+  return doc
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .trim();
+}
+
+function manifestOf(rel: string, kind: string): string[] {
+  return read(rel)
+    .split(/^---$/m)
+    .filter((d) => new RegExp(`^kind: ${kind}$`, 'm').test(d));
+}
+
+describe('docs/deploy/kubernetes/deployments.yaml', () => {
+  const header = read(DEPLOYMENTS).split(/^---$/m)[0]!;
+  const deployments = manifestOf(DEPLOYMENTS, 'Deployment').map((doc) => {
+    const env = containerEnv(doc);
+    const range = env.get('SHARD_IDS') ?? '';
+    return { doc, range, env, name: yamlValue(doc, 'name'), ids: parseShardIds(range), count: Number(env.get('SHARD_COUNT')) };
+  });
+
+  it('runs every shard of SHARD_COUNT in exactly one Deployment of one pod, named after its range', () => {
+    expect(deployments.map((d) => d.name)).toEqual(['feedbot-0-3-of-16', 'feedbot-4-7-of-16', 'feedbot-8-11-of-16', 'feedbot-12-15-of-16']);
+    for (const d of deployments) {
+      expect(d.count).toBe(16);
+      expect(d.name).toBe(`feedbot-${d.range}-of-${d.count}`);
+      expect(yamlValue(d.doc, 'replicas')).toBe('1');
+    }
+    expect(deployments.flatMap((d) => d.ids)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
+
+  it('differ in nothing but their range: the same image, settings and SHARD_COUNT', () => {
+    const bodies = deployments.map((d) => withoutComments(d.doc).replaceAll(d.range, '<range>'));
+    for (const body of bodies) expect(body).toBe(bodies[0]);
+  });
+
+  it('label and select each range on its own, with the labels the header commands use', () => {
+    for (const d of deployments) {
+      const doc = withoutComments(d.doc);
+      expect(doc).toMatch(/selector:\s*\n\s*matchLabels:\s*\n\s*app\.kubernetes\.io\/name: feedbot\s*\n\s*app\.kubernetes\.io\/instance: (\S+)/);
+      // metadata, selector and pod template: the Deployment's own name everywhere.
+      expect([...doc.matchAll(/app\.kubernetes\.io\/instance: (\S+)/g)].map((m) => m[1])).toEqual([d.name, d.name, d.name]);
+      expect([...doc.matchAll(/feedbot\/shards: "(.*)"/g)].map((m) => m[1])).toEqual([d.range, d.range]);
+      expect([...doc.matchAll(/feedbot\/shard-count: "(.*)"/g)].map((m) => Number(m[1]))).toEqual([d.count, d.count]);
+    }
+    // The header's rollout, one range at a time, names every range and no other.
+    const loop = /for shards in ([\d -]+); do/.exec(header)?.[1]?.trim().split(/\s+/);
+    expect(loop).toEqual(deployments.map((d) => d.range));
+    expect(header).toContain('kubectl rollout status deployment/feedbot-$shards-of-16');
+    expect(header).toContain('kubectl delete deployment -l feedbot/shard-count=16');
+  });
+
+  it('updates by starting the new pod beside the old one, which stops only once the new one is ready', () => {
+    for (const d of deployments) {
+      expect(withoutComments(d.doc)).toMatch(/strategy:\s*\n\s*type: RollingUpdate\s*\n\s*rollingUpdate:\s*\n\s*maxSurge: 1\s*\n\s*maxUnavailable: 0\s*\n/);
+      expect(Number(yamlValue(d.doc, 'minReadySeconds'))).toBeGreaterThan(0);
+      expect(Number(yamlValue(d.doc, 'progressDeadlineSeconds'))).toBeGreaterThan(60);
+    }
+  });
+
+  it('runs the image’s own command (npm start), so node gets SIGTERM', () => {
+    for (const d of deployments) expect(withoutComments(d.doc)).not.toMatch(/^\s*(command|args):/m);
+  });
+
+  it('points the readiness probe at /readyz on METRICS_PORT, Prometheus at /metrics, and waits for the drain', () => {
+    const drainMs = firstNumber('src/app.ts', /drainTimeoutMs \?\? ([\d_]+)/);
+    for (const { doc, env } of deployments) {
+      const port = env.get('METRICS_PORT');
+      expect(env.get('METRICS_HOST')).toBe('0.0.0.0');
+      expect(yamlValue(doc, 'containerPort')).toBe(port);
+      expect(yamlValue(doc, 'prometheus.io/scrape')).toBe('true');
+      expect(yamlValue(doc, 'prometheus.io/port')).toBe(port);
+      expect(yamlValue(doc, 'prometheus.io/path')).toBe('/metrics');
+      expect(doc).toMatch(/ports:\s*\n\s*- name: metrics\s*\n/);
+      expect(doc).toMatch(/readinessProbe:\s*\n\s*httpGet:\s*\n\s*path: \/readyz\s*\n\s*port: metrics/);
+      expect(doc).toMatch(/livenessProbe:\s*\n\s*httpGet:\s*\n\s*path: \/healthz\s*\n\s*port: metrics/);
+      expect(Number(yamlValue(doc, 'terminationGracePeriodSeconds')) * 1000).toBeGreaterThan(drainMs + 5_000);
+      // SIGTERM itself turns /readyz 503 and stops new interactions: no preStop sleep.
+      expect(doc).not.toMatch(/preStop:/);
+    }
+  });
+
+  it('sets, for every pod, a configuration the bot accepts, with the keys and claims in PostgreSQL', () => {
+    for (const d of deployments) {
+      const values = Object.fromEntries([...d.env].map(([key, value]) => [key, value ?? SECRETS[key]]));
+      const config = loadConfig(values);
+      expect(config.SHARD_COUNT).toBe(16);
+      expect(config.SHARD_IDS).toEqual(d.ids);
+      expect(config.DATABASE_URL).toMatch(/^postgres:\/\//);
+      // Every pod, old and new, takes the same secrets from the same Secrets.
+      expect(d.doc).toMatch(/- name: DISCORD_TOKEN\s*\n\s*valueFrom:\s*\n\s*secretKeyRef:\s*\n\s*name: feedbot\s*\n\s*key: discord-token/);
+      expect(d.doc).toMatch(/- name: DATABASE_URL\s*\n\s*valueFrom:\s*\n\s*secretKeyRef:\s*\n\s*name: feedbot-database\s*\n\s*key: url/);
+    }
+  });
+
+  it('defines the same headless Service as statefulset.yaml, so either file can be applied over the other', () => {
+    const [ours] = manifestOf(DEPLOYMENTS, 'Service');
+    const [theirs] = manifestOf('docs/deploy/kubernetes/statefulset.yaml', 'Service');
+    expect(withoutComments(ours!)).toBe(withoutComments(theirs!));
+  });
+});
+
 // --- systemd -----------------------------------------------------------------------------------
 
 /** `Key=Value` lines (comments and sections dropped); a key set twice keeps both values. */
@@ -182,14 +303,18 @@ function unitEnvironment(settings: Map<string, string[]>, instance = ''): Record
   return Object.fromEntries((settings.get('Environment') ?? []).map((e) => e.replaceAll('%i', instance).split(/=(.*)/s).slice(0, 2)));
 }
 
-const envFile = (() => {
-  const entries = read('docs/deploy/systemd/feedbot.env.example')
+/** NAME=value lines of an EnvironmentFile. */
+function envEntries(rel: string): Record<string, string> {
+  const entries = read(rel)
     .split('\n')
     .map((line) => /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => [m[1]!, m[2]!.trim()] as const);
   return Object.fromEntries(entries);
-})();
+}
+
+const envFile = envEntries('docs/deploy/systemd/feedbot.env.example');
+const colourFile = (colour: (typeof COLOURS)[number]) => envEntries(`docs/deploy/systemd/feedbot-bg@${colour}.env.example`);
 
 /** The file a `dist/…/x.js` entry is compiled from: tsconfig.build.json maps rootDir `.` to `dist`. */
 function sourceOf(entry: string): string {
@@ -201,11 +326,13 @@ function sourceOf(entry: string): string {
 
 describe('docs/deploy/systemd', () => {
   const template = unitSettings('docs/deploy/systemd/feedbot@.service');
+  const blueGreen = unitSettings('docs/deploy/systemd/feedbot-bg@.service');
   const sharded = unitSettings('docs/deploy/systemd/feedbot-sharded.service');
 
   it('starts what npm start and npm run start:sharded start, from sources that exist', () => {
     for (const [unit, script] of [
       [template, scripts.start],
+      [blueGreen, scripts.start],
       [sharded, scripts['start:sharded']],
     ] as const) {
       const [node, ...args] = one(unit, 'ExecStart').split(' ');
@@ -243,13 +370,15 @@ describe('docs/deploy/systemd', () => {
     const drainMs = firstNumber('src/app.ts', /drainTimeoutMs \?\? ([\d_]+)/);
     const managerStopMs = firstNumber('src/sharding/manager.ts', /STOP_TIMEOUT_MS = ([\d_]+)/);
     const seconds = (value: string) => Number(/^(\d+)s$/.exec(value)?.[1]) * 1000;
-    for (const unit of [template, sharded]) {
+    for (const unit of [template, blueGreen, sharded]) {
       expect(one(unit, 'KillSignal')).toBe('SIGTERM');
       expect(one(unit, 'Restart')).toBe('on-failure');
       expect(one(unit, 'NoNewPrivileges')).toBe('yes');
       expect(one(unit, 'ProtectSystem')).toBe('strict');
     }
     expect(seconds(one(template, 'TimeoutStopSec'))).toBeGreaterThan(drainMs);
+    // blue-green.sh's `systemctl stop` of the old colour waits this long for its drain.
+    expect(seconds(one(blueGreen, 'TimeoutStopSec'))).toBeGreaterThan(drainMs);
     // The manager itself gives each shard process this long before SIGKILL.
     expect(one(sharded, 'KillMode')).toBe('mixed');
     expect(seconds(one(sharded, 'TimeoutStopSec'))).toBeGreaterThan(managerStopMs);
@@ -258,10 +387,50 @@ describe('docs/deploy/systemd', () => {
   it('lets the SQLite key store write where the example puts it', () => {
     const file = /^sqlite:\/\/(\/.+)$/.exec(envFile.DATABASE_URL ?? '')?.[1];
     expect(file).toBeDefined();
-    for (const unit of [template, sharded]) {
+    for (const unit of [template, blueGreen, sharded]) {
       expect(one(unit, 'ReadWritePaths')).toBe(path.posix.dirname(file!));
       expect(`/var/lib/${one(unit, 'StateDirectory')}`).toBe(path.posix.dirname(file!));
     }
+  });
+
+  it('runs each colour from its own checkout, with the shared feedbot.env and a port of its own', () => {
+    expect(one(blueGreen, 'WorkingDirectory')).toBe('/opt/feedbot/%i');
+    // The colour's file last: it wins over feedbot.env (and is optional).
+    expect(blueGreen.get('EnvironmentFile')).toEqual(['/etc/feedbot/feedbot.env', '-/etc/feedbot/feedbot-bg@%i.env']);
+    // Both colours hold the same shards at once during a deploy: nothing may keep them apart.
+    expect(blueGreen.has('Conflicts')).toBe(false);
+    const filled = Object.fromEntries(Object.entries(envFile).map(([key, value]) => [key, value || SECRETS[key]]));
+    const ports = COLOURS.map((colour) => {
+      expect(Object.keys(colourFile(colour))).toEqual(['METRICS_PORT']);
+      const config = loadConfig({ ...unitEnvironment(blueGreen, colour), ...filled, ...colourFile(colour) });
+      // One process for every shard of the bot, unless a drop-in sets the host's SHARD_IDS.
+      expect(config.SHARD_COUNT).toBe(16);
+      expect(config.SHARD_IDS).toBeUndefined();
+      return config.METRICS_PORT;
+    });
+    expect(ports).toEqual([9464, 9465]);
+  });
+
+  it('ships blue-green.sh executable, reading the files the colour units read', () => {
+    const rel = 'docs/deploy/systemd/blue-green.sh';
+    const text = read(rel);
+    expect(statSync(path.join(ROOT, rel)).mode & 0o111).toBe(0o111);
+    expect(text.split('\n')[0]).toBe('#!/usr/bin/env bash');
+    expect(text).toMatch(/^set -euo pipefail$/m);
+    const unit = /^UNIT=\$\{FEEDBOT_BG_UNIT:-([\w-]+)\}$/m.exec(text)?.[1];
+    const envDir = /^ENV_DIR=\$\{FEEDBOT_BG_ENV_DIR:-(\S+)\}$/m.exec(text)?.[1];
+    expect(`${unit}@.service`).toBe('feedbot-bg@.service');
+    const files = /for file in (.+); do$/m.exec(text)?.[1]?.split(' ').map((f) => f.replaceAll('"', '').replace('$ENV_DIR', envDir!).replace('$UNIT', unit!).replace('$colour', '%i'));
+    expect(files).toEqual(blueGreen.get('EnvironmentFile')!.map((f) => f.replace(/^-/, '')));
+    expect(text).toMatch(/systemctl stop "\$\(unit "\$old"\)"/);
+  });
+
+  it('rolls the shard processes on `systemctl reload feedbot-sharded`, and reloads no other unit', () => {
+    expect(one(sharded, 'ExecReload')).toBe('/bin/kill -USR2 $MAINPID');
+    expect(read('src/sharded.ts')).toMatch(/process\.on\('SIGUSR2'/);
+    // SIGUSR2 ends a plain `npm start` process: its units must not send it.
+    expect(template.has('ExecReload')).toBe(false);
+    expect(blueGreen.has('ExecReload')).toBe(false);
   });
 });
 
@@ -274,7 +443,10 @@ describe('deployment examples and docs', () => {
       ...[...script.matchAll(/export ([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1]!),
       ...Object.keys(unitEnvironment(unitSettings('docs/deploy/systemd/feedbot@.service'))),
       ...Object.keys(unitEnvironment(unitSettings('docs/deploy/systemd/feedbot-sharded.service'))),
+      ...Object.keys(unitEnvironment(unitSettings('docs/deploy/systemd/feedbot-bg@.service'))),
       ...Object.keys(envFile),
+      ...COLOURS.flatMap((colour) => Object.keys(colourFile(colour))),
+      ...manifestOf(DEPLOYMENTS, 'Deployment').flatMap((doc) => [...containerEnv(doc).keys()]),
     ]);
     expect(used.size).toBeGreaterThan(5);
     expect([...used].filter((n) => !CONFIG_NAMES.has(n))).toEqual([]);
@@ -295,7 +467,7 @@ describe('deployment examples and docs', () => {
   });
 
   it.each([...DOCS, ...EXAMPLES])('%s: every repository path it names exists', (doc) => {
-    const named = new Set([...read(doc).matchAll(/(?<![\w/.])((?:src|commands|docs|test|packages|bench)\/[\w./@-]*\.(?:ts|md|yaml|service|example))/g)].map((m) => m[1]!));
+    const named = new Set([...read(doc).matchAll(/(?<![\w/.])((?:src|commands|docs|test|packages|bench)\/[\w./@-]*\.(?:ts|md|yaml|service|example|sh))/g)].map((m) => m[1]!));
     expect([...named].filter((p) => !existsSync(path.join(ROOT, p)))).toEqual([]);
   });
 });
