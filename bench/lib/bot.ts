@@ -10,6 +10,7 @@ import { createBot, type BotApp } from '../../src/app.js';
 import { ConfigSchema } from '../../src/config.js';
 import type { StoredKey } from '../../src/keys/store.js';
 import type { Logger } from '../../src/logger.js';
+import type { SlotLease } from '../../src/leases/lease.js';
 import { RestCapture } from './discord.js';
 
 export const BENCH_SECRET = Buffer.alloc(32, 0x5b);
@@ -31,6 +32,8 @@ export interface BenchBotOptions {
   timeoutMs?: number;
   /** Discord REST: captured in-process (default) or a URL (an emulator). */
   discordApiUrl?: string;
+  /** The lease interactions are claimed in; default the bot's own (the SQLite coordination file). */
+  lease?: SlotLease;
 }
 
 export function storedKey(apiKey: string): StoredKey {
@@ -61,6 +64,7 @@ export async function startBenchBot(opts: BenchBotOptions): Promise<BenchBot> {
       dispatcher: opts.dispatcher,
       ...(opts.discordApiUrl ? {} : { rest: capture.rest }),
       drainTimeoutMs: 15_000,
+      ...(opts.lease ? { lease: opts.lease } : {}),
     },
   );
   if (!opts.discordApiUrl) app.client.rest.setToken('bench-token-not-real');

@@ -21,4 +21,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 9, key: 'sharded', title: 'Sharded start-up', load: () => import('./9-sharded.js') },
   { id: 10, key: 'http-interactions', title: 'HTTP interactions', load: () => import('./10-http.js') },
   { id: 11, key: 'health-sweeps', title: 'Health sweeps at 100,000 servers', load: () => import('./11-sweeps.js') },
+  { id: 12, key: 'claims-and-deploys', title: 'Exactly once and deploys', load: () => import('./12-claims.js') },
 ];
