@@ -16,24 +16,14 @@
  * servers on loopback; skipped with a message when absent, never under CI).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { freePort, missingServer, startPostgres, startRedis, type BotProcess, type LocalServer } from '@feedbot/playground';
 import type { InteractionSnapshot } from '@feedbot/discord-emulator';
+import { readyz } from './process-kit.js';
 import { StoryStack, actor, answered, messageWhen, storyGuild, text, titled } from './story-kit.js';
 
 /** One interaction every LOAD_INTERVAL_MS: 20 per second. */
 const LOAD_INTERVAL_MS = 50;
 const STORES = ['sqlite', 'postgres', 'redis'] as const;
-
-async function readyz(port: number): Promise<number> {
-  try {
-    const res = await request(`http://127.0.0.1:${port}/readyz`, { headersTimeout: 1_000, bodyTimeout: 1_000 });
-    await res.body.dump();
-    return res.statusCode;
-  } catch {
-    return 0;
-  }
-}
 
 /** Waits, bounded, for what a process or the sandbox writes after the emulator has seen the answer. */
 async function settled(done: () => boolean, timeoutMs = 5_000): Promise<void> {

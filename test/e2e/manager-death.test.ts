@@ -6,7 +6,7 @@
  * answers 400 and stays up, and when it dies anyway (SIGKILL, or a crash) its shard processes
  * exit within a bounded time.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'undici';
@@ -14,22 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, Stack, type BotProcess } from '@feedbot/playground';
 import { silentLogger } from '../../src/logger.js';
 import { rawRequest } from '../http/raw-client.js';
+import { alive } from './process-kit.js';
 
 const SHARD_COUNT = 2;
 const INJECTOR = resolve(import.meta.dirname, '../sharding/crash-injector.mjs');
 
-/** Is `pid` a live process (not gone, not a zombie waiting to be reaped)? Linux's /proc. */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    // "pid (comm) S ...": the state follows the last ')'.
-    const text = readFileSync(stat, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -14,7 +14,6 @@
  * and on PostgreSQL and Redis (skipped with a message when absent, never under CI).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request } from 'undici';
 import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_USER_ID, freePort, missingServer, startPostgres, startRedis, Stack, type BotProcess, type LocalServer, type LogLine } from '@feedbot/playground';
 import { generateGuilds, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import { SCOPES } from '@feedbot/feed-api-contract';
@@ -22,21 +21,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/logger.js';
+import { readyz } from './process-kit.js';
 
 const LOAD_INTERVAL_MS = 50;
 const GUILDS = generateGuilds(24, { namePrefix: 'Reshard' });
 const KEYED = GUILDS[0]!;
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
-
-async function readyz(port: number): Promise<number> {
-  try {
-    const res = await request(`http://127.0.0.1:${port}/readyz`, { headersTimeout: 2_000, bodyTimeout: 2_000 });
-    await res.body.dump();
-    return res.statusCode;
-  } catch {
-    return 0;
-  }
-}
 
 async function until(done: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PERMISSIONS, ADMIN_USER_ID, APPLICATION_ID, botCommand, BotProcess, freePort, Stack, type LogLine } from '@feedbot/playground';
 import { generateGuilds, makeBotToken, startEmulator, type DiscordEmulator } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
+import { alive } from './process-kit.js';
 import { shardOfGuild } from '../../src/sharding/shard-ids.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -25,17 +26,6 @@ const EXIT_WITH_PARENT = resolve(ROOT, 'packages/playground/src/exit-with-parent
 const SHARD_COUNT = 2;
 const GUILDS = generateGuilds(20, { namePrefix: 'Rolling' });
 
-/** Is `pid` a live process (not gone, not a zombie)? Linux's /proc. */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    const text = readFileSync(stat, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const startedPids = (lines: LogLine[], shard: number) => lines.filter((l) => l.msg === 'shard process started' && l.shard === shard).map((l) => Number(l.pid));
 

@@ -1,0 +1,30 @@
+/**
+ * What the e2e files that start, roll and stop bot processes share: a process's /readyz as a
+ * status code, and whether a pid is still a live process.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'undici';
+
+/** The ops listener's /readyz on `port` (127.0.0.1): its status, or 0 when nothing answered in time. */
+export async function readyz(port: number, timeoutMs = 2_000): Promise<number> {
+  try {
+    const res = await request(`http://127.0.0.1:${port}/readyz`, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    await res.body.dump();
+    return res.statusCode;
+  } catch {
+    return 0;
+  }
+}
+
+/** Is `pid` a live process (not gone, not a zombie waiting to be reaped)? Linux's /proc. */
+export function alive(pid: number): boolean {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return false;
+  try {
+    // "pid (comm) S ...": the state follows the last ')'.
+    const text = readFileSync(stat, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
