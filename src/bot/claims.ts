@@ -18,8 +18,13 @@ import type { Logger } from '../logger.js';
 
 /** An interaction token lives 15 minutes: after that no process can answer it anyway. */
 export const CLAIM_TTL_MS = 15 * 60_000;
-/** The claim is spent out of Discord's 3-second deadline: past this the process answers alone. */
-export const CLAIM_TIMEOUT_MS = 500;
+/**
+ * The claim is spent out of Discord's 3-second deadline: past this the process answers alone. The
+ * responder's deferral is timed from the interaction's creation, so even a claim this slow leaves
+ * it time to acknowledge; a SQLite file that ten processes write to can take hundreds of ms on a
+ * loaded machine (its busy handler sleeps between tries), which a shorter bound turned into doubles.
+ */
+export const CLAIM_TIMEOUT_MS = 1_000;
 
 /** `won`: this process answers; `lost`: another one does; `unavailable`: the store did not answer, this process answers. */
 export type ClaimOutcome = 'won' | 'lost' | 'unavailable';
