@@ -178,6 +178,17 @@ export const ConfigFields = z.object({
   SHARD_IDS: shardIds.optional(),
   /** `gateway` (default): interactions over the gateway; `http`: Discord POSTs them to POST /interactions on PORT. */
   INTERACTIONS_MODE: z.enum(['gateway', 'http'], { error: 'INTERACTIONS_MODE must be gateway or http' }).default('gateway'),
+  /**
+   * HTTP mode: after SIGTERM, how long POST /interactions still answers as usual while /readyz says
+   * 503, so a load balancer takes the replica out before its listener closes (a POST it already
+   * sent is never retried, so none may be refused).
+   */
+  SHUTDOWN_GRACE_MS: z.coerce
+    .number({ error: 'SHUTDOWN_GRACE_MS must be a whole number of ms from 0 to 60000' })
+    .int({ error: 'SHUTDOWN_GRACE_MS must be a whole number of ms from 0 to 60000' })
+    .min(0, { error: 'SHUTDOWN_GRACE_MS must be a whole number of ms from 0 to 60000' })
+    .max(60_000, { error: 'SHUTDOWN_GRACE_MS must be a whole number of ms from 0 to 60000' })
+    .default(5_000),
   PORT: port('PORT', '8080').default(8080),
   HOST: listenHost('HOST').default('0.0.0.0'),
   /** Hours a removed server's key, settings and confirmations are kept in case the bot is added back; 0 deletes them at once. */

@@ -84,10 +84,21 @@ function shutdown(announce: () => void): void {
   exiting = true;
   announce();
   ops?.markStopping();
-  // The endpoint refuses new requests (503) while the ones in flight get their answers (bounded:
-  // a client that dribbles its body is cut after the endpoint's drain); the ops listener closes
-  // last: /readyz keeps saying "shutting down" while interactions drain.
-  const stopped = Promise.all([endpoint?.close(), bot.stop()]).then(async () => ops?.close());
+  // In HTTP mode the endpoint closes first, without refusing a request that reached it (a load
+  // balancer does not retry a POST it has sent): it answers for the grace period, then closes
+  // its listener and lets the requests in flight finish (bounded: a client that dribbles its
+  // body is cut after the endpoint's drain); the bot keeps dispatching until then. Idle
+  // keep-alive connections are left to the load balancer, which closes them after its own idle
+  // time-out (docs/deploy/nginx/interactions.conf). Then the bot drains and stops; the ops
+  // listener closes last: /readyz keeps saying "shutting down" until the process exits.
+  const stopped = (async () => {
+    // SHUTDOWN_GRACE_MS: a load balancer that watches /readyz (or an operator's script that reloads
+    // nginx) takes this replica out meanwhile; then connections are refused, and nginx passes the
+    // request to the next replica.
+    await endpoint?.close({ graceMs: config.SHUTDOWN_GRACE_MS, idle: 'leave' });
+    await bot.stop();
+    await ops?.close();
+  })();
   stopped.then(
     () => {
       logger.info('stopped');
@@ -109,6 +120,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // still connected to Discord, and a restarted manager would start a second copy of its shards.
 // discord.js's Shard child ignores the IPC channel closing; this process stops instead.
 if (managedShard !== undefined) {
+  // SIGUSR2 asks the manager for a rolling restart; sent to the whole process group by mistake
+  // (systemctl kill without --kill-whom=main), Node's default would end every shard process.
+  process.on('SIGUSR2', () => logger.info({ signal: 'SIGUSR2' }, 'SIGUSR2 is for the shard manager (a rolling restart): ignored by a shard process'));
   process.once('disconnect', () => shutdown(() => logger.warn({ inFlight: bot.router.inFlight }, 'the shard manager is gone: stopping')));
   // Meanwhile discord.js still reports gateway events to the manager (process.send without a
   // callback), and Node emits each failed send as an 'error' of the process: nobody to tell.

@@ -8,7 +8,14 @@
  *   413  a body over MAX_BODY_BYTES (the one check before the signature, which covers the body)
  *   415  a signed body that is not application/json; 400 not an interaction; 400 a target no URL parser reads
  *   200  {"type":1} to a PING; the first response to anything else
- *   503  shutting down, or no first response within the deadline (Discord has given up by then)
+ *   503  the bot stopped dispatching, or no first response within the deadline (Discord has given up by then)
+ *
+ * close() (SIGTERM) never answers 503 to a request that reached the endpoint: a load balancer
+ * does not retry a POST it has sent. It answers as usual for the grace period (the ops
+ * listener's /readyz says 503 meanwhile, so a load balancer that watches it stops sending
+ * here), then closes the listener, so a new connection is refused (nginx passes the request to
+ * the next replica, nothing was sent), and answers what still arrives on open connections with
+ * `Connection: close` while the requests in flight finish (listener.ts, closeDraining).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +39,13 @@ const FIRST_RESPONSE_DEADLINE_MS = 3_000;
  * still open 5 s after SIGTERM is one Discord no longer waits for, or a client dribbling bytes.
  */
 const DRAIN_MS = 5_000;
+/**
+ * Idle keep-alive connections stay open this long (Node's default is 5 s). A load balancer must
+ * close its idle connections before this (nginx: `keepalive_timeout` of the upstream, 3 s in
+ * docs/deploy/nginx/interactions.conf): a connection closed here while the proxy sends a POST on
+ * it is a 502 the proxy cannot retry.
+ */
+const KEEP_ALIVE_MS = 10_000;
 
 const InteractionEnvelope = z.looseObject({
   id: z.string().regex(/^\d{17,20}$/),
@@ -63,10 +77,25 @@ export interface InteractionsServerOptions {
   drainMs?: number;
 }
 
+export interface CloseOptions {
+  /**
+   * Answer as usual for this long before the listener closes (default 0): a load balancer that
+   * watches /readyz (503 from the start of the shutdown) stops sending here meanwhile.
+   */
+  graceMs?: number;
+  /**
+   * Idle keep-alive connections while draining: `leave` them to the client (a load balancer,
+   * which closes them after its own idle time-out) until the drain ends, or `close` them at once
+   * (the default). See listener.ts, DrainOptions.
+   */
+  idle?: 'close' | 'leave';
+}
+
 export interface InteractionsServer {
   readonly url: string;
   onRequest(listener: Listener<HttpInteractionRequest>): () => void;
-  close(): Promise<void>;
+  /** Stops the endpoint without refusing a request that reached it; resolves once closed. */
+  close(opts?: CloseOptions): Promise<void>;
 }
 
 class Refusal extends Error {
@@ -82,10 +111,8 @@ class Refusal extends Error {
 export function startInteractionsServer(opts: InteractionsServerOptions): Promise<InteractionsServer> {
   const now = opts.now ?? Date.now;
   const requests = new Observers<HttpInteractionRequest>('http interaction request');
-  let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<HttpOutcome> {
-    if (closing) throw new Refusal(503, 'stopping', 'shutting down');
     const signature = header(req, 'x-signature-ed25519');
     const timestamp = header(req, 'x-signature-timestamp');
     if (!signature || !timestamp) throw new Refusal(401, 'bad_signature', 'missing signature headers');
@@ -132,7 +159,7 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
       done('bad_request');
     });
   };
-  const server: Server = createListener(onRequest, { logger: opts.logger, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000 });
+  const server: Server = createListener(onRequest, { logger: opts.logger, requestTimeoutMs: 10_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: KEEP_ALIVE_MS });
 
   return new Promise((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, opts.host, opts.port, 'interactions endpoint', { port: 'PORT', host: 'HOST' }));
@@ -146,9 +173,20 @@ export function startInteractionsServer(opts: InteractionsServerOptions): Promis
       resolve({
         url,
         onRequest: (listener) => requests.add(listener),
-        close() {
-          closing = true;
-          closed ??= closeDraining(server, Math.min(opts.drainMs ?? DRAIN_MS, 10_000));
+        close(closeOpts = {}) {
+          closed ??= (async () => {
+            const graceMs = closeOpts.graceMs ?? 0;
+            if (graceMs > 0) {
+              opts.logger.info({ graceMs }, 'interactions endpoint: answering as usual for the grace period, then closing the listener');
+              await new Promise((resolve) => setTimeout(resolve, graceMs));
+            }
+            const drainMs = Math.min(opts.drainMs ?? DRAIN_MS, 10_000);
+            const draining = closeDraining(server, { drainMs, idle: closeOpts.idle ?? 'close' });
+            const connections = await new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
+            opts.logger.info({ connections, drainMs }, 'interactions endpoint: listener closed, new connections are refused; draining');
+            await draining;
+            opts.logger.info('interactions endpoint closed');
+          })();
           return closed;
         },
       });

@@ -10,6 +10,7 @@
  * open until Node's 408 with an error line and a stack per request, an easy way to flood logs.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Logger } from '../logger.js';
 
 /**
@@ -39,6 +40,11 @@ function requestPath(req: IncomingMessage): string | undefined {
   }
 }
 
+/** Listeners being drained (closeDraining): every answer from then on ends its connection. */
+const draining = new WeakSet<Server>();
+/** Each listener's answers not sent yet, so a drain that starts can still add `Connection: close`. */
+const unanswered = new WeakMap<Server, Set<ServerResponse>>();
+
 export function createListener(handler: PathHandler, opts: ListenerOptions): Server {
   const { logger } = opts;
   const timeouts = {
@@ -47,7 +53,11 @@ export function createListener(handler: PathHandler, opts: ListenerOptions): Ser
     headersTimeout: opts.headersTimeoutMs,
     ...(opts.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: opts.keepAliveTimeoutMs }),
   };
+  const pending = new Set<ServerResponse>();
   const server = createServer(timeouts, (req, res) => {
+    if (draining.has(server)) res.setHeader('connection', 'close');
+    pending.add(res);
+    res.once('close', () => pending.delete(res));
     const path = requestPath(req);
     if (path === undefined) {
       logger.debug({ method: req.method }, 'request target not understood: 400');
@@ -61,26 +71,50 @@ export function createListener(handler: PathHandler, opts: ListenerOptions): Ser
       else res.destroy();
     }
   });
+  unanswered.set(server, pending);
   return server;
 }
 
+export interface DrainOptions {
+  /** How long the requests in flight may finish; then every connection left is closed. */
+  drainMs: number;
+  /**
+   * Idle keep-alive connections: `close` (the default) closes them at once. `leave` lets the
+   * client close them, or send one more request on them (answered, with `Connection: close`),
+   * until the drain ends. Behind a proxy, closing an idle connection races with a request the
+   * proxy is sending on it at that moment, and a proxy does not retry a POST it has sent (nginx
+   * answers 502); nginx closes its idle upstream connections after its own `keepalive_timeout`.
+   */
+  idle?: 'close' | 'leave';
+}
+
 /**
- * Stops accepting, closes idle keep-alive connections, lets the requests in flight finish for at
- * most `drainMs`, then closes every connection left; resolves once the server is closed.
- * server.close() also stops Node's connection checks, so without this bound a client dribbling
- * a body (a byte a second) held the drain, and the process, for as long as it liked.
+ * Stops accepting (a new connection is refused from now on), lets the requests in flight finish
+ * for at most `drainMs`, then closes every connection left; resolves once the server is closed.
+ * Every answer sent from now on says `Connection: close` and ends its connection, so a client
+ * with a keep-alive connection (a load balancer) learns it may not send another request on it.
+ * http.Server's close() is not used to stop listening: it also closes every idle keep-alive
+ * connection at once (the race `idle: 'leave'` avoids) and stops Node's time-out checks, which
+ * let a client dribbling a body (a byte a second) hold the drain, and the process, for as long
+ * as it liked; the cut at `drainMs` bounds that in both modes.
  */
-export function closeDraining(server: Server, drainMs: number): Promise<void> {
+export function closeDraining(server: Server, opts: DrainOptions): Promise<void> {
+  draining.add(server);
+  for (const res of unanswered.get(server) ?? []) if (!res.headersSent) res.setHeader('connection', 'close');
   return new Promise((resolve) => {
-    // A keep-alive connection that finishes its request while draining becomes idle: close it too.
-    const idle = setInterval(() => server.closeIdleConnections(), 250);
-    const cut = setTimeout(() => server.closeAllConnections(), drainMs);
-    server.close(() => {
+    // A keep-alive connection that finishes a request begun before the drain becomes idle: close it too.
+    const idle = opts.idle === 'leave' ? undefined : setInterval(() => server.closeIdleConnections(), 250);
+    const cut = setTimeout(() => server.closeAllConnections(), opts.drainMs);
+    // net.Server's close: the listening socket only; calls back once the last connection ended.
+    NetServer.prototype.close.call(server, () => {
       clearInterval(idle);
       clearTimeout(cut);
+      // http.Server's own close, now that nothing is left, for what it adds: the end of Node's
+      // time-out checks (it emits a second 'close', listened to by nobody).
+      server.close();
       resolve();
     });
-    server.closeIdleConnections();
+    if (opts.idle !== 'leave') server.closeIdleConnections();
   });
 }
 

@@ -53,6 +53,17 @@ export class BotGroup implements RunningBot {
     return bot;
   }
 
+  /**
+   * Member `index` is `bot` from now on: its replacement, started beside it during a rolling
+   * restart (Stack.rollReplica). Returns the member it replaced, whose lines leave `lines`.
+   */
+  replaceMember(index: number, bot: BotProcess): BotProcess {
+    const old = this.current[index];
+    if (!old) throw new Error(`no member ${index} to replace`);
+    this.current[index] = bot;
+    return old;
+  }
+
   get lines(): LogLine[] {
     return this.members.flatMap((m) => m.lines);
   }

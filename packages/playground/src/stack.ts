@@ -19,7 +19,7 @@ import {
   type EmulatedGuild,
 } from '@feedbot/discord-emulator';
 import type { Logger } from './log.js';
-import { BotGroup, type RunningBot } from './bot-group.js';
+import { BotGroup, type ExitResult, type RunningBot } from './bot-group.js';
 import { startNginx, type LoadBalancer } from './nginx.js';
 import { freePort } from './servers.js';
 
@@ -130,6 +130,33 @@ export interface StackOptions {
   replicas?: number;
 }
 
+/** What Stack.rollReplica did. */
+export interface ReplicaRoll {
+  /** The process stopped, the port it listened on, and how it exited. */
+  old: BotProcess;
+  oldPort: number;
+  exit: ExitResult;
+  /** Its replacement, now the group's member at the same index, and its port. */
+  next: BotProcess;
+  nextPort: number;
+  /** When the old process got SIGTERM, and when it had exited (epoch ms). */
+  signalledAt: number;
+  exitedAt: number;
+}
+
+export interface RollOptions {
+  /** On top of the replica's environment (replicaEnv): what must differ while both run, e.g. METRICS_PORT. */
+  env?: Record<string, string>;
+  /** Resolves once the replacement may take requests (an operator waits for its /readyz 200); after its `ready` line. */
+  ready?: (next: BotProcess) => Promise<void>;
+  /** Once nginx sends to the replacement too, before the old process gets SIGTERM. */
+  beforeStop?: (next: BotProcess) => Promise<void>;
+  /** Once the old process has exited, before nginx is reloaded without it (nginx still lists its closed port). */
+  afterStop?: (old: BotProcess) => Promise<void>;
+  /** For the replacement's `ready` line, and for the old process to exit before SIGKILL. */
+  timeoutMs?: number;
+}
+
 export class Stack {
   bot: RunningBot | undefined;
   /** nginx in front of the replicas, once started. */
@@ -231,6 +258,43 @@ export class Stack {
     // As an operator does in the Developer Portal once the endpoint answers; kept across restarts.
     if (endpoint && this.emulator.interactionsEndpointUrl !== endpoint) await this.emulator.setInteractionsEndpoint(endpoint);
     return this.bot;
+  }
+
+  /** HTTP transport: the port each replica listens on now (one unless `replicas`). */
+  get ports(): readonly number[] {
+    return this.replicaPorts;
+  }
+
+  /**
+   * A rolling restart of HTTP replica `index` behind nginx, as docs/OPERATIONS.md tells operators
+   * to run one: its replacement starts on a new port beside it; once it is ready, nginx is
+   * reloaded with the new port added; then the old process gets SIGTERM while nginx still lists
+   * it (it answers what reaches it for its grace period, /readyz 503, then refuses connections,
+   * which nginx passes to the next replica, and exits once its requests are answered); once it
+   * has exited, nginx is reloaded without it. The replacement takes its place in the group.
+   */
+  async rollReplica(index: number, opts: RollOptions = {}): Promise<ReplicaRoll> {
+    const group = this.bot;
+    const balancer = this.loadBalancer;
+    const oldPort = this.replicaPorts[index];
+    if (!(group instanceof BotGroup) || !balancer || oldPort === undefined) throw new Error('rollReplica needs HTTP replicas behind nginx, started');
+    const old = group.members[index]!;
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    const nextPort = await freePort();
+    const next = this.spawnBot({ env: { ...this.replicaEnv(index), ...opts.env, PORT: String(nextPort) } });
+    await next.waitForLog((l) => l.msg === 'ready', timeoutMs);
+    await opts.ready?.(next);
+    await balancer.setUpstreams([...balancer.upstreams, nextPort]);
+    await opts.beforeStop?.(next);
+    const signalledAt = Date.now();
+    const exit = await old.stop(timeoutMs);
+    const exitedAt = Date.now();
+    await opts.afterStop?.(old);
+    await balancer.setUpstreams(balancer.upstreams.filter((port) => port !== oldPort));
+    group.replaceMember(index, next);
+    this.others.delete(next);
+    this.replicaPorts[index] = nextPort;
+    return { old, oldPort, exit, next, nextPort, signalledAt, exitedAt };
   }
 
   /** Where Discord sends interactions in HTTP mode: nginx in front of the replicas, or the one bot. */

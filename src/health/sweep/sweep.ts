@@ -53,7 +53,7 @@ type Fetched = { key: 'ok'; feeds: FeedListItem[] } | { key: 'unauthorized' } | 
 
 /**
  * `claim`: asked once the guild is found worth a request, before it is sent; false when another
- * process holds this slot (HTTP replicas: lease.ts), and then nothing is sent.
+ * process holds this slot (src/leases/), and then nothing is sent.
  */
 export async function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
   const started = deps.now();
