@@ -24,7 +24,6 @@ import { formatShardIds } from './sharding/shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
 import { InitialResponses } from './http/initial-response.js';
 import { MemorySeenInteractions, type SeenInteractions } from './http/replay.js';
-import type { PendingStore } from './bot/pending.js';
 import { openStorePending } from './bot/pending-open.js';
 import type { Observers } from './observers.js';
 import { startHealthSweeps } from './health/sweep/index.js';
@@ -55,8 +54,6 @@ export interface BotApp {
   guildData: GuildDataRetention;
   /** Finds the servers the bot left unseen (HTTP mode; the gateway process that runs shard 0); undefined elsewhere. */
   guildReconciler?: GuildReconciler;
-  /** The lease every process of the bot shares (sweep slots, digests, interaction claims, gateway events). */
-  lease: SlotLease;
   /** What the health sweeps and digests did (metrics and logs subscribe). */
   sweepReports: Observers<SweepReport>;
   /**
@@ -84,8 +81,6 @@ export interface StartBotOptions {
   transport?: 'gateway' | 'http';
   /** Where the health sweeps report (metrics subscribe to it); a new one when absent. */
   sweepReports?: Observers<SweepReport>;
-  /** Open confirmations, instead of the shared store's (tests: one process's memory). */
-  pending?: PendingStore;
   /** The lease shared with other processes, instead of the store's (the caller closes it). */
   lease?: SlotLease;
   /** Where replicas share the rate gate and feeds cache, instead of REDIS_URL's (the caller closes it). */
@@ -177,8 +172,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     ...(sharedState ? { sharedState } : {}),
   });
   // Confirmations: the replicas' Redis (REDIS_URL), else the key store's database, which a process
-  // beside this one on the same shard (a deploy) shares. Tests of one process may keep them in memory.
-  const ownPending = sharedState || opts.pending ? undefined : await openStorePending(config.DATABASE_URL, logger).catch(async (error: unknown) => {
+  // beside this one on the same shard (a deploy) shares.
+  const ownPending = sharedState ? undefined : await openStorePending(config.DATABASE_URL, logger).catch(async (error: unknown) => {
     await ownLease?.close();
     await departures.close();
     await settings.close();
@@ -186,7 +181,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     await abandon();
     throw error;
   });
-  const pending = opts.pending ?? sharedState?.pendingConfirmations() ?? ownPending!.store;
+  const pending = sharedState?.pendingConfirmations() ?? ownPending!.store;
   const guildLogger = logger.child({ component: 'guild-data' });
   // Health sweeps and the weekly digest keep a record per server beside the settings; it is
   // forgotten with the rest when the bot leaves the server.
@@ -263,7 +258,6 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     router,
     keys,
     api,
-    lease,
     gatewayless: initialResponses !== undefined,
     guildData,
     sweepReports: reports,

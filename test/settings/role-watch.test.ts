@@ -2,12 +2,14 @@
  * Over the gateway, a role deleted in Discord stops being a feed-manager role: it could no longer
  * be picked in `/feedbot managers remove`.
  */
-import { expect } from 'vitest';
+import { join } from 'node:path';
+import { expect, vi } from 'vitest';
 import { GUILD_ID } from '../helpers/discord.js';
 import { botTest, type BotHarness } from '../helpers/bot.js';
 import { knowGuild } from '../bot/known-guilds.js';
 import { watchDeletedRoles } from '../../src/settings/role-watch.js';
 import { silentLogger } from '../../src/logger.js';
+import { SqliteLease } from '../../src/leases/lease-sqlite.js';
 
 const MANAGERS = '1500000000000000001';
 const OTHER = '1500000000000000002';
@@ -32,4 +34,23 @@ botTest('a deleted manager role leaves the list; other roles change nothing', as
   actions(bot).GuildRoleDelete.handle({ guild_id: GUILD_ID, role_id: MANAGERS });
   await watch.settled();
   expect((await bot.settings.get(GUILD_ID)).managerRoleIds).toEqual([]);
+});
+
+botTest('two processes on the shard (each watching, one shared lease): the role is removed by one of them', async ({ bot }) => {
+  knowGuild(bot.discord.client, GUILD_ID, []);
+  actions(bot).GuildRoleCreate.handle({ guild_id: GUILD_ID, role: role(MANAGERS) });
+  await bot.settings.update(GUILD_ID, (s) => ({ ...s, managerRoleIds: [MANAGERS, OTHER] }));
+  const [a, b] = [await SqliteLease.open(join(bot.dir, 'keys.sqlite')), await SqliteLease.open(join(bot.dir, 'keys.sqlite'))];
+  const writes = vi.spyOn(bot.settings, 'update');
+  try {
+    // Both watchers hear the one event, as two sessions of one shard do.
+    const watches = [watchDeletedRoles(bot.discord.client, bot.settings, silentLogger(), a), watchDeletedRoles(bot.discord.client, bot.settings, silentLogger(), b)];
+    actions(bot).GuildRoleDelete.handle({ guild_id: GUILD_ID, role_id: MANAGERS });
+    for (const w of watches) await w.settled();
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect((await bot.settings.get(GUILD_ID)).managerRoleIds).toEqual([OTHER]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
 });

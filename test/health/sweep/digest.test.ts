@@ -10,6 +10,7 @@ import type { SweepReport } from '../../../src/health/sweep/events.js';
 import { SweepStore } from '../../../src/health/sweep/store.js';
 import { postDueDigest, type DigestDeps } from '../../../src/health/sweep/digest.js';
 import { MemoryLease } from '../../../src/leases/lease.js';
+import { SqliteLease } from '../../../src/leases/lease-sqlite.js';
 import { dueDigest, isoWeek, nextDigestAt } from '../../../src/health/sweep/weeks.js';
 import { countingWeeklyChanges } from '../../../src/health/sweep/weekly-counts.js';
 import { ChannelDirectory } from '../../../src/bot/channel-directory.js';
@@ -111,6 +112,19 @@ describe('posting', () => {
     expect(fields).toMatchObject({ 'Posts forwarded this week': '42', 'Most active account': '@nasa', Feeds: '1 active · 1 paused', 'This week': '2 created · 1 deleted' });
     expect(fields['1 feed with a warning']).toContain('esa');
     expect(reports.filter((r) => r.type === 'upstream').map((r) => r.type === 'upstream' && r.route).sort()).toEqual(['getStats', 'listFeeds']);
+  });
+
+  it('two processes on the shard, each checking at once with its own connection to the lease file: one digest', async () => {
+    const leases = [await SqliteLease.open(join(bot.dir, 'keys.sqlite')), await SqliteLease.open(join(bot.dir, 'keys.sqlite'))];
+    try {
+      answerBoth();
+      const posted = await Promise.all(leases.map((lease) => postDueDigest({ ...deps, claim: (name, ttl) => lease.claim(name, ttl) }, GUILD_ID)));
+      expect(posted.filter(Boolean)).toHaveLength(1);
+      await bot.audit.flush();
+      expect(auditPosts(bot.discord.recorder).flatMap((c) => (c.body as AuditPostBody).embeds).filter((e) => e.title === 'Weekly digest')).toHaveLength(1);
+    } finally {
+      for (const lease of leases) await lease.close();
+    }
   });
 
   it('a digest missed by more than 6 hours is skipped, without a request', async () => {
