@@ -83,7 +83,9 @@ function baseEnv(env: BotEnvironment): Record<string, string> {
 /** Starts the bot; `ready()` resolves on its `ready` line (the endpoint is open, or READY came). */
 export async function spawnBot(env: BotEnvironment, mode: 'http' | 'gateway', opts: { redisUrl?: string; extraEnv?: Record<string, string> } = {}): Promise<RunningBot> {
   const port = mode === 'http' ? await freePort() : undefined;
-  const http: Record<string, string> = port === undefined ? {} : { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: env.publicKeyHex, HOST: '127.0.0.1', PORT: String(port) };
+  // No load balancer watches these bots' /readyz: the shutdown grace would only delay each stop.
+  const http: Record<string, string> =
+    port === undefined ? {} : { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: env.publicKeyHex, HOST: '127.0.0.1', PORT: String(port), SHUTDOWN_GRACE_MS: '0' };
   const child = spawnMeasured({
     entry: join(REPO_ROOT, 'src/index.ts'),
     cwd: env.dir,

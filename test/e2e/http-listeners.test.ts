@@ -74,7 +74,7 @@ let port: number;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'feedbot-http-listeners-'));
   metricsPort = await freePort();
-  stack = await Stack.start({ dataDir: dir, logger: silentLogger(), transport: 'http', botEnv: { METRICS_PORT: String(metricsPort) } });
+  stack = await Stack.start({ dataDir: dir, logger: silentLogger(), transport: 'http', botEnv: { METRICS_PORT: String(metricsPort), SHUTDOWN_GRACE_MS: '' } });
   const sandboxPort = Number(new URL(stack.env.FEED_API_URL!).port);
   const started = await SlowProxy.start(sandboxPort);
   proxy = started.proxy;
@@ -136,7 +136,8 @@ describe('the real bot in HTTP mode', () => {
       const tookMs = Date.now() - signalledAt;
       expect(exited, 'the bot exited after SIGTERM').not.toBe('running');
       expect(exited).toMatchObject({ code: 0 });
-      // The grace period (5 s: the endpoint answers as usual while /readyz says 503), then the
+      // The grace period (SHUTDOWN_GRACE_MS left empty: the default 5 s, during which the endpoint
+      // answers as usual while /readyz says 503), then the
       // drain (5 s at most: the dribbling client is cut), then the bot's own stop.
       expect(tookMs).toBeLessThan(14_000);
 

@@ -28,3 +28,21 @@ export function alive(pid: number): boolean {
     return false;
   }
 }
+
+const STORES = ['sqlite', 'postgres', 'redis'] as const;
+export type DeployStore = (typeof STORES)[number];
+
+/**
+ * The stores the deploy stories run on: every one, or those FEEDBOT_DEPLOY_STORES lists
+ * (`sqlite`, `postgres`, `redis`, comma-separated). .ci/run runs all three on the machine's Node
+ * and SQLite alone on the other Nodes of the matrix: these stories hold 4 to 10 bot processes
+ * for a minute each, and what they prove does not depend on the Node version.
+ */
+export function deployStores(): DeployStore[] {
+  const listed = process.env.FEEDBOT_DEPLOY_STORES;
+  if (listed === undefined || listed.trim() === '') return [...STORES];
+  const picked = listed.split(',').map((s) => s.trim());
+  const unknown = picked.filter((s) => !(STORES as readonly string[]).includes(s));
+  if (unknown.length > 0) throw new Error(`FEEDBOT_DEPLOY_STORES: unknown store ${unknown.join(', ')}; use ${STORES.join(', ')}`);
+  return STORES.filter((s) => picked.includes(s));
+}

@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/logger.js';
-import { readyz } from './process-kit.js';
+import { deployStores, readyz } from './process-kit.js';
 
 const LOAD_INTERVAL_MS = 50;
 const GUILDS = generateGuilds(24, { namePrefix: 'Reshard' });
@@ -39,7 +39,7 @@ async function until(done: () => Promise<boolean> | boolean, timeoutMs: number, 
 const errorLines = (processes: BotProcess[]) =>
   processes.flatMap((p) => p.lines).filter((l: LogLine) => typeof l.level === 'number' && l.level >= 50).map((l) => `${String(l.msg)} ${JSON.stringify(l.err ?? '')}`);
 
-for (const store of ['sqlite', 'postgres', 'redis'] as const) {
+for (const store of deployStores()) {
   const skip = store === 'sqlite' ? undefined : missingServer(store);
   if (skip) console.warn(skip);
 

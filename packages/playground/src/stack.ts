@@ -203,8 +203,11 @@ export class Stack {
       });
       const replicaPorts: number[] = [];
       if (opts.transport === 'http') for (let i = 0; i < Math.max(1, opts.replicas ?? 1); i++) replicaPorts.push(await freePort());
+      // One replica has no load balancer to take it out on SIGTERM: its shutdown grace would only
+      // delay each stop. Replicas behind nginx keep the shipped default.
+      const alone: Record<string, string> = replicaPorts.length === 1 ? { SHUTDOWN_GRACE_MS: '0' } : {};
       const http: Record<string, string> =
-        opts.transport === 'http' ? { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: emulator.publicKey, HOST: '127.0.0.1', PORT: String(replicaPorts[0]) } : {};
+        opts.transport === 'http' ? { INTERACTIONS_MODE: 'http', DISCORD_PUBLIC_KEY: emulator.publicKey, HOST: '127.0.0.1', PORT: String(replicaPorts[0]), ...alone } : {};
       const env: Record<string, string> = {
         ...http,
         DISCORD_TOKEN: botToken,
