@@ -5,7 +5,9 @@
  *    claims.ts). `/feed list` through the real bot (createBot), dispatch → interaction callback, one
  *    interaction at a time, three bots alternating: the baseline claims in its own memory (what a
  *    process alone needs: nothing shared), the others in the SQLite coordination file (the default)
- *    and in Redis (a real server on loopback; left out with a note when absent).
+ *    and in Redis (a real server on loopback; left out with a note when absent). Twice: against a
+ *    feed API that answers at once (in-process MockAgent: the whole path is then well under 1 ms, so
+ *    one store round trip is of its order) and against one 5 ms away (a fast API over a network).
  * B. The seconds during a deploy in which no process was ready (/readyz sampled every 50 ms), for
  *    the blue/green deploy docs/OPERATIONS.md describes (start the new process beside the old one,
  *    SIGTERM the old once the new one is ready) against the stop-then-start deploy it replaces.
@@ -28,6 +30,10 @@ import type { ScenarioContext } from './types.js';
 
 const GUILD_ID = '1100000000000000001';
 const API_KEY = 'fbk_BenchClaimsKey_000000000001';
+/** A second server whose key's feed API answers after FAR_API_MS: a fast API across a network. */
+const FAR_GUILD_ID = '1100000000000000002';
+const FAR_API_KEY = 'fbk_BenchClaimsKey_000000000002';
+const FAR_API_MS = 5;
 const SAMPLE_MS = 50;
 
 export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
@@ -39,7 +45,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
   const details: Record<string, unknown> = {};
 
   // A. The claim's cost.
-  const api = startMockApi();
+  const api = startMockApi({ latencyMs: { [FAR_API_KEY]: FAR_API_MS } });
   let redis: LocalServer | undefined;
   const leases: SlotLease[] = [];
   const bots: Record<string, BenchBot> = {};
@@ -56,11 +62,14 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       leases.push(lease);
       bots.redis = await startBenchBot({ apiUrl: MOCK_BASE, dispatcher: api.agent, logger: benchLogger().logger, lease });
     }
-    for (const bot of Object.values(bots)) await bot.setKey(GUILD_ID, API_KEY);
+    for (const bot of Object.values(bots)) {
+      await bot.setKey(GUILD_ID, API_KEY);
+      await bot.setKey(FAR_GUILD_ID, FAR_API_KEY);
+    }
     const users = Array.from({ length: 50 }, (_, i) => String(1400000000000000100n + BigInt(i)));
     let u = 0;
-    const once = async (bot: BenchBot): Promise<number> => {
-      const raw = chatInput('feed', 'list', {}, { guildId: GUILD_ID, userId: users[u++ % users.length]! });
+    const once = async (bot: BenchBot, guildId = GUILD_ID): Promise<number> => {
+      const raw = chatInput('feed', 'list', {}, { guildId, userId: users[u++ % users.length]! });
       const acked = bot.capture.callback(raw.id);
       const t0 = performance.now();
       dispatch(bot.app.client, raw);
@@ -69,22 +78,32 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
       return at - t0;
     };
     const names = Object.keys(bots);
-    ctx.log(`  claim cost: ${warmup} warm-up, then ${n} each, alternating (${names.join(', ')})`);
+    ctx.log(`  claim cost: ${warmup} warm-up, then ${n} each per API, alternating (${names.join(', ')})`);
     for (let i = 0; i < warmup; i++) for (const name of names) await once(bots[name]!);
-    const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-    for (let i = 0; i < n; i++) {
-      for (let k = 0; k < names.length; k++) {
-        const name = names[(i + k) % names.length]!;
-        samples[name]!.push(await once(bots[name]!));
+    const measure = async (guildId: string): Promise<Record<string, number[]>> => {
+      const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k < names.length; k++) {
+          const name = names[(i + k) % names.length]!;
+          samples[name]!.push(await once(bots[name]!, guildId));
+        }
       }
-    }
-    const base = summarize(samples.memory!);
-    details.latencyMs = Object.fromEntries(names.map((name) => [name, roundSummary(summarize(samples[name]!))]));
-    for (const name of names.filter((x) => x !== 'memory')) {
-      const s = summarize(samples[name]!);
-      const r = ratio(s.p99, base.p99);
-      metrics.push({ name: `p99 dispatch→callback, claims in ${name}`, unit: 'ms', value: round(s.p99, 3), baseline: round(base.p99, 3), ratio: r, target: '≤ 1.15× baseline', met: r === null ? null : r <= 1.15 });
-      metrics.push({ name: `p50 added by the claim, ${name}`, unit: 'µs', value: Math.round((s.p50 - base.p50) * 1000), baseline: 0 });
+      return samples;
+    };
+    for (const [where, guildId] of [
+      ['an API answering at once', GUILD_ID],
+      [`an API ${FAR_API_MS} ms away`, FAR_GUILD_ID],
+    ] as const) {
+      ctx.log(`  ${where}`);
+      const samples = await measure(guildId);
+      const base = summarize(samples.memory!);
+      details[`latencyMs, ${where}`] = Object.fromEntries(names.map((name) => [name, roundSummary(summarize(samples[name]!))]));
+      for (const name of names.filter((x) => x !== 'memory')) {
+        const s = summarize(samples[name]!);
+        const r = ratio(s.p99, base.p99);
+        metrics.push({ name: `p99 dispatch→callback, claims in ${name}, ${where}`, unit: 'ms', value: round(s.p99, 3), baseline: round(base.p99, 3), ratio: r, target: '≤ 1.15× baseline', met: r === null ? null : r <= 1.15 });
+        metrics.push({ name: `p50 added by the claim, ${name}, ${where}`, unit: 'µs', value: Math.round((s.p50 - base.p50) * 1000), baseline: 0 });
+      }
     }
   } finally {
     for (const bot of Object.values(bots)) await bot.close().catch(() => undefined);
