@@ -33,6 +33,20 @@ const kinds = [
   { kind: 'postgres' as const, missing: missingServer('postgres'), start: () => startPostgres(), open: (url: string) => PostgresLease.open(url) },
 ];
 
+/** Waits, bounded, until the lease answers claims (Redis connects in the background). */
+async function answering(lease: SlotLease): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let i = 0; ; i++) {
+    try {
+      await lease.claim(`probe:${i}`, 1_000);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 const servers: LocalServer[] = [];
 afterAll(async () => {
   for (const s of servers) await s.stop();
@@ -94,15 +108,9 @@ for (const k of kinds) {
       try {
         expect(one.kind).toBe(k.kind);
         await keys.set('1100000000000000001', { apiKey: 'fbk_LeaseNeighbourKey_0001', setBy: '1', setAt: '2026-11-29T00:00:00.000Z', scopes: [] });
-        // Redis connects in the background: the first claim may come before it is ready.
-        const deadline = Date.now() + 10_000;
-        let first: boolean | undefined;
-        while (first === undefined) {
-          first = await one.claim('channel-deleted:42', 60_000).catch((error: unknown) => {
-            if (Date.now() > deadline) throw error;
-            return new Promise<undefined>((r) => setTimeout(() => r(undefined), 50));
-          });
-        }
+        // Redis connects in the background: a claim may come before it is ready.
+        for (const lease of [one, two]) await answering(lease);
+        const first = await one.claim('channel-deleted:42', 60_000);
         expect(first).toBe(true);
         await expect(firstToAct(two, 'channel-deleted:42', 60_000)).resolves.toBe(false);
         expect((await keys.get('1100000000000000001'))?.apiKey).toBe('fbk_LeaseNeighbourKey_0001');
