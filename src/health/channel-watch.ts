@@ -1,9 +1,9 @@
 /**
  * Over the gateway, a channel deleted in Discord is known at once (ChannelDelete, Guilds intent):
  * when feeds of a guild with a key still forward into it, the audit channel gets one post listing
- * them (deleted-channels.ts). The feed list comes through the API client, from its cache when it
- * is fresh and within the request budget otherwise; any failure is logged, never thrown: the
- * channel is then reported by `/feed list` when it notices the feeds.
+ * them (deleted-channels.ts). The feed list is asked of the API (within the request budget), never
+ * taken from the feeds cache; any failure is logged, never thrown: the channel is then reported by
+ * `/feed list` when it notices the feeds.
  */
 import { ChannelType, Events, type Client, type DMChannel, type NonThreadGuildBasedChannel } from 'discord.js';
 import type { FeedApiClient } from '../api/client.js';
@@ -30,7 +30,10 @@ async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | Non
     if (!(await firstToAct(deps.lease, `channel-deleted:${channel.id}`, EVENT_LEASE_MS))) return;
     const stored = await deps.keys.get(guildId);
     if (!stored) return;
-    const list = await deps.api.listFeeds({ apiKey: stored.apiKey, guildId });
+    // Fresh, not from the feeds cache: another process holding this shard (a deploy overlapping old
+    // and new) may have created a feed into this channel since this process's list was cached.
+    // A channel deletion is rare; one request for it is cheap.
+    const list = await deps.api.listFeeds({ apiKey: stored.apiKey, guildId }, { fresh: true });
     const feeds = list.feeds.filter((feed) => feed.canal === channel.id);
     await reportDeletedChannel(deps, guildId, { id: channel.id, name: channel.name }, feeds);
   } catch (error) {
