@@ -17,6 +17,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '@feedbot/playground';
+import { readyz } from '../e2e/process-kit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SCRIPT = path.join(ROOT, 'docs/deploy/systemd/blue-green.sh');
@@ -80,27 +82,6 @@ interface Run {
   stdout: string;
   stderr: string;
   ms: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function readyz(port: number): Promise<number> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) });
-    await res.arrayBuffer();
-    return res.status;
-  } catch {
-    return 0;
-  }
 }
 
 async function until<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {

@@ -12,11 +12,12 @@
  */
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, buildConnector } from 'undici';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { freePort } from '@feedbot/playground';
 import { startSandbox } from '@feedbot/sandbox';
 import { GUILD_ID } from '../helpers/discord.js';
 import { TEST_KEY, botTest, type BotHarness } from '../helpers/bot.js';
@@ -114,15 +115,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-/** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const probe = createTcpServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 // These cells share one server and one switch: they run one after the other.
 botTest.override({ harness: { api, timeoutMs: 1_000 } });

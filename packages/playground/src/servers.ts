@@ -8,7 +8,7 @@
  * missing server is a failure; benchmarks, not CI-gated, report the reason instead.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,7 +56,42 @@ export function missingServer(kind: ServerKind): string | undefined {
   return reason;
 }
 
+/**
+ * A port nothing listens on now, for a process about to start (a bot's METRICS_PORT, a server).
+ * Drawn at random from below the kernel's ephemeral range: a port the OS hands out for `listen(0)`
+ * comes from that range, where every outgoing connection of every parallel test also takes its
+ * local port, and one did take a bot's METRICS_PORT in the seconds before the bot listened.
+ */
 export async function freePort(): Promise<number> {
+  const [low, high] = quietRange();
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await canListen(port)) return port;
+  }
+  return listenAny();
+}
+
+/** Ports below the ephemeral range (Linux: /proc/sys/net/ipv4/ip_local_port_range, 32768 by default). */
+function quietRange(): [number, number] {
+  let ephemeralLow = 32_768;
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(first) && first > 12_000) ephemeralLow = first;
+  } catch {
+    // Not Linux: keep the IANA-style default.
+  }
+  return [10_000, ephemeralLow - 1];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function listenAny(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
