@@ -10,7 +10,9 @@ export default defineConfig({
   // Vitest hands ssr.resolve.conditions to Node as --conditions flags. Without 'import' there: Node
   // adds it to ESM imports itself, and with it CommonJS require() picks ESM entry points (pg's
   // require('pg-pool') then gets a module namespace instead of the Pool class).
-  ssr: { resolve: { conditions: conditions.filter((c) => c !== 'import'), externalConditions: ['@feedbot/source'] } },
+  // Nor 'module': a bundlers' condition Node never sets, under which @opentelemetry/api offers an
+  // ESM build with extensionless imports that Node cannot load.
+  ssr: { resolve: { conditions: conditions.filter((c) => c !== 'import' && c !== 'module'), externalConditions: ['@feedbot/source'] } },
   test: {
     environment: 'node',
     testTimeout: 20_000,

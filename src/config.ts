@@ -154,6 +154,34 @@ const shardCount = z
   .refine((v) => /^\d{1,5}$/.test(v) && Number(v) >= 1 && Number(v) <= 65_536, { error: 'SHARD_COUNT must be a whole number of shards from 1, e.g. 16' })
   .transform(Number);
 
+/**
+ * The OpenTelemetry variables feedbot reads itself (the SDK reads the others: headers, time-out,
+ * compression, resource attributes, batch sizes). Checked here so a typo stops the start with one
+ * line instead of the SDK's quiet fallback; OTLP over gRPC is not shipped (one exporter fewer).
+ */
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+const otlpProtocol = (name: string) =>
+  z.enum(OTLP_PROTOCOLS, {
+    error: `${name} must be http/protobuf (the default) or http/json; grpc is not supported: point the bot at the collector's OTLP/HTTP port (4318)`,
+  });
+const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const OTEL_FIELDS = {
+  OTEL_SDK_DISABLED: z.enum(['true', 'false'], { error: 'OTEL_SDK_DISABLED must be true or false' }).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none'], { error: 'OTEL_TRACES_EXPORTER must be otlp or none' }).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: baseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['https', 'http'], 'http://127.0.0.1:4318').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: baseUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['https', 'http'], 'http://127.0.0.1:4318/v1/traces').optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_PROTOCOL').optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL').optional(),
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS, { error: `OTEL_TRACES_SAMPLER must be one of ${TRACES_SAMPLERS.join(', ')}` }).optional(),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .trim()
+    .refine((v) => /^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(v), { error: 'OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, e.g. 0.1' })
+    .transform(Number)
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().trim().max(255, { error: 'OTEL_SERVICE_NAME must be at most 255 characters' }).optional(),
+};
+
 /** Every variable on its own; ConfigSchema adds the checks across variables. */
 export const ConfigFields = z.object({
   DISCORD_TOKEN: botToken,
@@ -218,6 +246,7 @@ export const ConfigFields = z.object({
     .trim()
     .regex(/^[0-9a-f]{64}$/i, { error: 'DISCORD_PUBLIC_KEY must be the 64 hexadecimal digits of the Developer Portal → General Information → Public Key' })
     .optional(),
+  ...OTEL_FIELDS,
 });
 
 export const ConfigSchema = ConfigFields.superRefine((config, ctx) => {

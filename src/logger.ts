@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
+import { traceLogFields } from './tracing/tracer.js';
 
 export type { Logger } from 'pino';
 
@@ -82,6 +83,8 @@ export function baseLoggerOptions(opts: { name?: string; level?: string } = {}):
     level: opts.level ?? 'info',
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: serializeError, error: serializeError },
+    // Inside a span (tracing on), each line carries trace_id and span_id: a trace and its log lines join.
+    mixin: traceLogFields,
   };
 }
 

@@ -14,6 +14,7 @@ import { ListenError } from './ops/http-server.js';
 import type { BotMetrics, Ops } from './ops/index.js';
 import { answerManager } from './sharding/ipc.js';
 import { formatShardIds } from './sharding/shard-ids.js';
+import { startTracing } from './tracing/tracer.js';
 
 loadEnvFile();
 
@@ -24,6 +25,9 @@ const config = loadConfigOrExit();
 const managedShard = process.env.SHARDING_MANAGER !== undefined && process.send !== undefined ? process.env.SHARDS : undefined;
 const shardsOfProcess = managedShard ?? (config.SHARD_IDS ? formatShardIds(config.SHARD_IDS) : undefined);
 const logger = createLogger({ name: 'feedbot', level: config.LOG_LEVEL, pretty: config.LOG_PRETTY }).child(shardsOfProcess === undefined ? {} : { shards: shardsOfProcess });
+// OTEL_EXPORTER_OTLP_ENDPOINT: traces, before anything that makes spans; without it no
+// OpenTelemetry module is loaded at all.
+const tracing = await startTracing(config, logger);
 // FEED_API_CA_FILE: trusted for the feed API only, beside the public CAs; TLS checks stay on.
 const dispatcher = config.FEED_API_CA_FILE ? new (await loadUndici()).Agent({ connect: { ca: [...rootCertificates, config.FEED_API_CA_FILE.pem] } }) : undefined;
 // Over the gateway, login starts as soon as the client exists and runs while the stores open;
@@ -97,6 +101,8 @@ function shutdown(announce: () => void): void {
     // request to the next replica.
     await endpoint?.close({ graceMs: config.SHUTDOWN_GRACE_MS, idle: 'leave' });
     await bot.stop();
+    // The last spans (the drain's) leave before the ops listener says the process is gone.
+    await tracing?.shutdown();
     await ops?.close();
   })();
   stopped.then(

@@ -31,6 +31,7 @@ import { Observers } from '../observers.js';
 import type { ResponseEvent, ResponseListener } from './response-events.js';
 import { backoffMs, mayHaveReachedServer, shouldRetry, type AttemptOutcome, type Method } from './retry-policy.js';
 import { zodIssues } from './validation.js';
+import { tracer, type TraceSpan } from '../tracing/tracer.js';
 
 export interface RequesterOptions {
   /** Base URL including any path prefix, e.g. `https://api.example/v1` (https in production). */
@@ -136,22 +137,37 @@ export class FeedApiRequester {
 
   /** Sends one call. A GET identical (same key, path and query) to one in flight joins it. */
   send<R extends RouteName>(spec: RequestSpec<R>): Promise<RouteResponse<R>> {
+    const { method, path } = ROUTES[spec.route];
+    // A client span per call: its attempts are its events, a joined GET says so.
+    return tracer().inSpan(
+      `${method} ${path}`,
+      { kind: 'client', attributes: { 'http.request.method': method, 'url.template': path, 'feedbot.api.route': spec.route } },
+      (span) => this.sendTraced(spec, span),
+    ) as Promise<RouteResponse<R>>;
+  }
+
+  private sendTraced(spec: RequestSpec, span: TraceSpan): Promise<unknown> {
     const keyHash = hashApiKey(spec.apiKey);
-    if (ROUTES[spec.route].method !== 'GET') {
-      return this.execute(spec, keyHash, (e) => this.observers.emit(e)) as Promise<RouteResponse<R>>;
-    }
+    const report = (e: ResponseEvent) => {
+      spanAttempt(span, e);
+      this.observers.emit(e);
+    };
+    if (ROUTES[spec.route].method !== 'GET') return this.execute(spec, keyHash, report);
     const k = shareKey(keyHash, spec.path);
     const existing = this.inFlight.get(k);
-    if (existing) return this.join(existing) as Promise<RouteResponse<R>>;
+    if (existing) {
+      span.set({ 'feedbot.api.joined': true });
+      return this.join(existing, span);
+    }
     const events: ResponseEvent[] = [];
     const promise = this.execute(spec, keyHash, (e) => {
       events.push(e);
-      this.observers.emit(e);
+      report(e);
     }).finally(() => {
       if (this.inFlight.get(k)?.promise === promise) this.inFlight.delete(k);
     });
     this.inFlight.set(k, { promise, events });
-    return promise as Promise<RouteResponse<R>>;
+    return promise;
   }
 
   /** Later callers of this GET start their own request instead of joining the one in flight. */
@@ -169,11 +185,14 @@ export class FeedApiRequester {
     return this.gate.forget(hashApiKey(apiKey));
   }
 
-  private join(call: SharedCall): Promise<unknown> {
+  private join(call: SharedCall, span: TraceSpan): Promise<unknown> {
     // Promise reactions run in the async context of whoever called `then`: the joiner's, so its
     // observers' scope (its interaction's log line, say) learns what answered it.
     const replay = () => {
-      for (const e of call.events) this.observers.emit({ ...e, joined: true });
+      for (const e of call.events) {
+        spanAttempt(span, e);
+        this.observers.emit({ ...e, joined: true });
+      }
     };
     return call.promise.then(
       (value) => {
@@ -308,6 +327,14 @@ async function sendOnce(
     return { outcome: { kind: 'connection', systemCode: f?.systemCode }, cause: f?.cause ?? err, after };
   }
   return { res, after: await permit.release(res.headers, res.status) };
+}
+
+/** The span learns each attempt's answer: the last one's status is the call's. */
+function spanAttempt(span: TraceSpan, e: ResponseEvent): void {
+  if (!tracer().enabled) return;
+  const status = e.kind === 'status' ? e.status : e.kind;
+  span.set({ 'feedbot.api.attempts': e.attempt, ...(typeof status === 'number' ? { 'http.response.status_code': status } : { 'error.type': status }) });
+  if (!e.retrying && (e.kind !== 'status' || e.status >= 400)) span.failed(typeof status === 'number' ? `HTTP ${status}` : status);
 }
 
 function shareKey(keyHash: string, path: string): string {

@@ -15,6 +15,7 @@ import {
 } from 'discord.js';
 import { buildIdentifyThrottler } from './identify-throttler.js';
 import { apiShapedJson } from './json-transformer.js';
+import { tracer } from '../tracing/tracer.js';
 
 export interface DiscordClientOptions {
   /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
@@ -116,6 +117,58 @@ export const restRequest: RESTOptions['makeRequest'] = (url, init) =>
   // Node's Response has every member discord.js reads; only the declared types differ.
   fetch(url, init as RequestInit) as unknown as ReturnType<RESTOptions['makeRequest']>;
 
+/** What an initial-response callback's `type` does (Discord's InteractionResponseType). */
+const CALLBACK_CALLS: Record<number, string> = { 1: 'pong', 4: 'reply', 5: 'defer', 6: 'defer_update', 7: 'update', 8: 'autocomplete', 9: 'modal' };
+
+/**
+ * A Discord REST path as a template: ids and interaction tokens become placeholders, so a span's
+ * name groups calls and never holds a token (whoever has one can answer as the bot).
+ */
+export function discordRouteTemplate(url: string): string {
+  // discord.js encodes `@original` in the path.
+  const path = new URL(url).pathname.replace(/^\/api(?:\/v\d+)?/, '').replaceAll('%40', '@');
+  return path
+    .replace(/^\/interactions\/\d+\/[^/]+/, '/interactions/{interaction.id}/{interaction.token}')
+    .replace(/^\/webhooks\/\d+\/[^/]+/, '/webhooks/{application.id}/{interaction.token}')
+    .replace(/\/\d{15,25}(?=\/|$)/g, '/{id}');
+}
+
+/** Which answer a call is: callback type, edit or follow-up of an interaction, or any other REST call. */
+function discordCall(method: string, template: string, body: unknown): string {
+  if (template.endsWith('/callback')) {
+    try {
+      const type = typeof body === 'string' ? (JSON.parse(body) as { type?: unknown }).type : undefined;
+      return typeof type === 'number' ? (CALLBACK_CALLS[type] ?? 'callback') : 'callback';
+    } catch {
+      return 'callback';
+    }
+  }
+  if (template.startsWith('/webhooks/{application.id}/{interaction.token}')) {
+    if (template.endsWith('/messages/@original')) return method === 'PATCH' ? 'edit' : method === 'DELETE' ? 'delete_original' : 'original';
+    return method === 'POST' ? 'followup' : 'followup_message';
+  }
+  return 'rest';
+}
+
+/**
+ * `makeRequest` with a client span per call when tracing is on (the function itself otherwise):
+ * the callback, deferral and edit of an interaction are children of its span, across the deferral.
+ */
+export function tracedRequest(makeRequest: RESTOptions['makeRequest']): RESTOptions['makeRequest'] {
+  if (!tracer().enabled) return makeRequest;
+  return (url, init) => {
+    const method = init.method ?? 'GET';
+    const template = discordRouteTemplate(url);
+    const attributes = { 'http.request.method': method, 'url.template': template, 'feedbot.discord.call': discordCall(method, template, init.body) };
+    return tracer().inSpan(`discord ${method} ${template}`, { kind: 'client', attributes }, async (span) => {
+      const res = await makeRequest(url, init);
+      span.set({ 'http.response.status_code': res.status });
+      if (res.status >= 400) span.failed(`HTTP ${res.status}`);
+      return res;
+    });
+  };
+}
+
 /** How often cached threads are dropped (seconds): what a guild's active threads can hold meanwhile. */
 export const THREAD_SWEEP_INTERVAL_S = 300;
 
@@ -123,7 +176,7 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
   return new Client({
     intents: [GatewayIntentBits.Guilds],
     ...shardOptions(opts.sharding),
-    rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), makeRequest: restRequest, ...opts.rest },
+    rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest, makeRequest: tracedRequest(opts.rest?.makeRequest ?? restRequest) },
     ws: { buildIdentifyThrottler },
     makeCache: makeCache(),
     jsonTransformer: apiShapedJson,

@@ -17,6 +17,7 @@ import { trackUpstream } from './upstream-scope.js';
 import type { ClaimRecord, InteractionClaims } from './claims.js';
 import { Observers } from '../observers.js';
 import { errorEmbed } from '../render/notice.js';
+import { tracer, type TraceSpan } from '../tracing/tracer.js';
 
 /** Autocomplete must be answered within 3 s and cannot be deferred; leave margin for the call. */
 export const AUTOCOMPLETE_BUDGET_MS = 2_000;
@@ -50,17 +51,22 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
   const clock = services.now ?? Date.now;
 
   /** Whether this process answers `interaction`: it won the claim, or could not ask. */
-  async function claimed(interaction: Interaction, claims: InteractionClaims): Promise<boolean> {
+  async function claimed(interaction: Interaction, claims: InteractionClaims, span: TraceSpan): Promise<boolean> {
     const started = performance.now();
     // An implementation that throws is a store that did not answer.
-    const outcome = await claims.claim(interaction.id).catch(() => 'unavailable' as const);
+    const outcome = await tracer().inSpan('interaction claim', { kind: 'client', attributes: { 'feedbot.claim.store': claims.kind } }, async (claimSpan) => {
+      const result = await claims.claim(interaction.id).catch(() => 'unavailable' as const);
+      claimSpan.set({ 'feedbot.claim.outcome': result });
+      return result;
+    });
     claimObservers.emit({ interactionId: interaction.id, outcome, durationMs: performance.now() - started });
+    span.set({ 'feedbot.claim.outcome': outcome });
     if (outcome !== 'lost') return true;
     services.logger.debug({ interactionId: interaction.id, store: claims.kind }, 'interaction answered by another process');
     return false;
   }
 
-  async function run(interaction: Interaction, started: number, receivedAt: number): Promise<void> {
+  async function run(interaction: Interaction, started: number, receivedAt: number, span: TraceSpan): Promise<void> {
     let label: string | undefined;
     const end = new Ending();
     let responder: Responder | undefined;
@@ -133,6 +139,7 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
         missedDeadline: label !== undefined && missedAckDeadline(interaction.createdTimestamp, receivedAt, ackAt),
         ...end.failureFields(),
       };
+      spanOutcome(span, record);
       services.logger[record.level](logEntry(record), 'interaction');
       observers.emit(record);
     }
@@ -144,10 +151,14 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
       const started = performance.now();
       const receivedAt = clock();
       const claims = opts.claims;
-      const p = upstream.run(async () => {
-        if (claims && !(await claimed(interaction, claims))) return;
-        await run(interaction, started, receivedAt);
-      });
+      // One trace per interaction: the claim, key store, feed API and Discord calls are its children.
+      const attributes = { 'discord.interaction.id': interaction.id, 'discord.interaction.type': interaction.type, 'discord.guild.id': interaction.guildId ?? undefined };
+      const p = tracer().inSpan('interaction', { kind: 'server', root: true, attributes }, (span) =>
+        upstream.run(async () => {
+          if (claims && !(await claimed(interaction, claims, span))) return;
+          await run(interaction, started, receivedAt, span);
+        }),
+      );
       running.add(p);
       void p.finally(() => running.delete(p));
       return p;
@@ -161,6 +172,20 @@ export function createRouter(commands: readonly AppCommand[], services: BotServi
     onInteraction: (listener) => observers.add(listener),
     onClaim: (listener) => claimObservers.add(listener),
   };
+}
+
+/** The interaction's span learns what its log line says: which command, how it ended. */
+function spanOutcome(span: TraceSpan, record: InteractionRecord): void {
+  if (!tracer().enabled) return;
+  if (record.label) span.rename(`interaction ${record.label}`);
+  span.set({
+    'feedbot.command': record.label,
+    'feedbot.outcome': record.outcome,
+    'feedbot.deferred': record.deferred,
+    'feedbot.missed_deadline': record.missedDeadline,
+    'feedbot.ref': record.ref,
+  });
+  if (record.level === 'error') span.failed(record.outcome);
 }
 
 async function runAutocomplete(

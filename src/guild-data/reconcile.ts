@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { SETTINGS_NAMESPACE } from '../settings/store.js';
 import type { DepartureStore } from './departures.js';
 import type { GuildDataRetention } from './retention.js';
+import { tracer } from '../tracing/tracer.js';
 
 /** Discord's largest page of `GET /users/@me/guilds`. */
 export const GUILDS_PAGE = 200;
@@ -102,7 +103,15 @@ export class GuildReconciler {
     await this.running?.catch(() => undefined);
   }
 
-  private async reconcile(): Promise<Reconciliation> {
+  private reconcile(): Promise<Reconciliation> {
+    return tracer().inSpan('guild_data reconcile', { root: true }, async (span) => {
+      const done = await this.reconcileOnce();
+      span.set({ 'feedbot.guilds_in_bot': done.inBot, 'feedbot.guilds_left': done.left });
+      return done;
+    });
+  }
+
+  private async reconcileOnce(): Promise<Reconciliation> {
     const inBot = await botGuildIds(this.opts.rest);
     const stored = await storedGuildIds(this.opts.databaseUrl, this.opts.logger);
     let left = 0;

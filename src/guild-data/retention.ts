@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import { Observers, type Listener } from '../observers.js';
 import type { DepartureStore } from './departures.js';
 import { forgetGuild, type GuildDataServices } from './forget.js';
+import { tracer } from '../tracing/tracer.js';
 
 export type ForgetReason = 'removed' | 'command';
 export type Presence = 'present' | 'absent' | 'notMine' | 'unknown';
@@ -76,7 +77,7 @@ export class GuildDataRetention {
 
   /** Deletes the guild's data now (`/feedbot forget`, a due departure). */
   async forget(guildId: string, reason: ForgetReason): Promise<void> {
-    const stores = await forgetGuild(this.opts.services, guildId);
+    const stores = await tracer().inSpan('guild_data forget', { attributes: { 'discord.guild.id': guildId, 'feedbot.forget.reason': reason } }, () => forgetGuild(this.opts.services, guildId));
     this.opts.logger.info({ guildId, reason, stores }, 'guild data deleted');
     this.forgotten.emit({ guildId, reason });
   }
@@ -113,7 +114,15 @@ export class GuildDataRetention {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async sweepOnce(): Promise<number> {
+  private sweepOnce(): Promise<number> {
+    return tracer().inSpan('guild_data retention_sweep', { root: true }, async (span) => {
+      const deleted = await this.sweepDue();
+      span.set({ 'feedbot.guilds_deleted': deleted });
+      return deleted;
+    });
+  }
+
+  private async sweepDue(): Promise<number> {
     const now = this.now();
     let deleted = 0;
     for (const { guildId, leftAt } of await this.opts.services.departures.list(now)) {

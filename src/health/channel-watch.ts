@@ -10,6 +10,7 @@ import type { FeedApiClient } from '../api/client.js';
 import type { KeyStore } from '../keys/store.js';
 import { firstToAct, type SlotLease } from '../leases/lease.js';
 import { reportDeletedChannel, type DeletedChannelDeps } from './deleted-channels.js';
+import { tracer } from '../tracing/tracer.js';
 
 /** Every process holding the shard receives the event: one of them looks the feeds up. */
 const EVENT_LEASE_MS = 15 * 60_000;
@@ -51,7 +52,9 @@ export interface ChannelWatch {
 export function watchDeletedChannels(client: Client, deps: ChannelWatchDeps): ChannelWatch {
   const running = new Set<Promise<void>>();
   const listener = (channel: DMChannel | NonThreadGuildBasedChannel) => {
-    const done = onChannelDeleted(deps, channel).finally(() => running.delete(done));
+    const done = tracer()
+      .inSpan('channel_deleted', { root: true, attributes: { 'discord.channel.id': channel.id } }, () => onChannelDeleted(deps, channel))
+      .finally(() => running.delete(done));
     running.add(done);
   };
   client.on(Events.ChannelDelete, listener);

@@ -5,6 +5,7 @@
  */
 import { Observers, type Listener } from '../observers.js';
 import { KeyStoreError, type KeyStoreErrorCode } from './errors.js';
+import { NOOP_SPAN, tracer, type TraceSpan } from '../tracing/tracer.js';
 
 type KeyStoreOp = 'get' | 'set' | 'delete' | 'audit' | 'ping';
 
@@ -22,9 +23,15 @@ export const operationObservers = (): Observers<KeyStoreOperation> => new Observ
 /**
  * Runs `run` and reports how it ended; its result or error passes through untouched. Without
  * listeners, `run`'s own promise is handed back: wrapping it in another async function cost two
- * microtask turns per key-store call (issue 23).
+ * microtask turns per key-store call (issue 23). With tracing on, the operation is a span.
  */
-export function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
+export function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: (span: TraceSpan) => Promise<T>): Promise<T> {
+  const t = tracer();
+  if (t.enabled) return t.inSpan(`key_store ${op}`, { kind: 'client', attributes: { 'feedbot.key_store.op': op } }, (span) => reportedOrNot(observers, op, () => run(span)));
+  return reportedOrNot(observers, op, () => run(NOOP_SPAN));
+}
+
+function reportedOrNot<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: () => Promise<T>): Promise<T> {
   return observers.size === 0 ? run() : reported(observers, op, run);
 }
 

@@ -184,10 +184,11 @@ export class KeyStore {
   // Not `async` itself (nor set): returning observed()'s promise from an async function cost
   // extra microtask turns per call (issue 23).
   get(guildId: string): Promise<StoredKey | undefined> {
-    return observed(this.operations, 'get', async () => {
+    return observed(this.operations, 'get', async (span) => {
       this.assertOpen();
       const id = this.guildId(guildId);
       const cached = this.writes.cached(id);
+      span.set({ 'feedbot.key_store.cache': cached ? 'hit' : 'miss' });
       if (cached) return copy(cached);
       // Just decrypted, so the caller's own: the cache keeps a copy of its own (TtlCache.put).
       // Awaited rather than returned: an async function resolving to a promise takes two more turns.

@@ -8,6 +8,7 @@ import { Events, type Client, type Role } from 'discord.js';
 import type { Logger } from '../logger.js';
 import { firstToAct, type SlotLease } from '../leases/lease.js';
 import type { GuildSettingsStore } from './store.js';
+import { tracer } from '../tracing/tracer.js';
 
 /** Every process holding the shard receives the event: one of them writes (the write is idempotent anyway). */
 const EVENT_LEASE_MS = 15 * 60_000;
@@ -20,9 +21,9 @@ interface RoleWatch {
 export function watchDeletedRoles(client: Client, settings: GuildSettingsStore, logger: Logger, lease?: SlotLease): RoleWatch {
   const running = new Set<Promise<void>>();
   client.on(Events.GuildRoleDelete, (role: Role) => {
-    const done = firstToAct(lease, `role-deleted:${role.id}`, EVENT_LEASE_MS)
-      .then((mine) => {
-        if (!mine) return undefined;
+    const done = tracer()
+      .inSpan('role_deleted', { root: true, attributes: { 'discord.guild.id': role.guild.id } }, async () => {
+        if (!(await firstToAct(lease, `role-deleted:${role.id}`, EVENT_LEASE_MS))) return undefined;
         return settings.update(role.guild.id, (current) =>
           current.managerRoleIds.includes(role.id) ? { ...current, managerRoleIds: current.managerRoleIds.filter((id) => id !== role.id) } : current,
         );

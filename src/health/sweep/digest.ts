@@ -12,6 +12,7 @@ import { feedSummary } from '../deleted-channels.js';
 import { HEALTH_CHANNELS_WAIT_MS, feedWarnings, warningLabel } from '../feed-health.js';
 import type { SweepDeps } from './sweep.js';
 import { dueDigest, isoWeek } from './weeks.js';
+import { tracer } from '../../tracing/tracer.js';
 
 /** Feeds with a warning listed by name; the rest are counted. */
 const MAX_LISTED = 10;
@@ -60,6 +61,21 @@ export async function postDueDigest(deps: DigestDeps, guildId: string, lang: (gu
   if (!plan) return false;
   const due = dueDigest(plan.day, plan.hour, now);
   if (!due || plan.lastWeek === due.week) return false;
+  // A span only for a digest that is due: the checks above run every tick for every plan.
+  return tracer().inSpan('weekly_digest', { root: true, attributes: { 'discord.guild.id': guildId, 'feedbot.digest.week': due.week } }, async (span) => {
+    const posted = await postDigest(deps, guildId, lang, now, due);
+    span.set({ 'feedbot.digest.posted': posted });
+    return posted;
+  });
+}
+
+async function postDigest(
+  deps: DigestDeps,
+  guildId: string,
+  lang: (guildId: string, auditLocale: string | undefined) => Translator,
+  now: number,
+  due: NonNullable<ReturnType<typeof dueDigest>>,
+): Promise<boolean> {
   const settings = await deps.settings.get(guildId);
   if (!settings.auditChannelId || !(await deps.keys.has(guildId))) return false;
   if (!(await deps.claim(`digest:${guildId}:${due.week}`, DIGEST_RETRY_MS))) return false;

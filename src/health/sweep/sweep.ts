@@ -28,6 +28,7 @@ import type { KeyState, Snapshot, SweepRecord, SweepResult } from './record.js';
 import { compareFeeds, feedMarks, warningCount, type FeedChange } from './snapshot.js';
 import type { SweepChangeKind, SweepReport } from './events.js';
 import type { SweepStore } from './store.js';
+import { tracer } from '../../tracing/tracer.js';
 
 /** Below this many requests left in the key's window, a sweep waits for its next slot. */
 export const MIN_REMAINING = 10;
@@ -55,15 +56,20 @@ type Fetched = { key: 'ok'; feeds: FeedListItem[] } | { key: 'unauthorized' } | 
  * `claim`: asked once the guild is found worth a request, before it is sent; false when another
  * process holds this slot (src/leases/), and then nothing is sent.
  */
-export async function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
-  const started = deps.now();
-  const outcome = await sweepOnce(deps, guildId, claim).catch((error: unknown): SweepOutcome => {
-    deps.logger.warn({ guildId, err: error }, 'health sweep failed');
-    return { result: 'error', changes: [] };
+export function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
+  // Each sweep is a trace of its own: its key store read, feed API request and audit posts are children.
+  return tracer().inSpan('health_sweep', { root: true, attributes: { 'discord.guild.id': guildId } }, async (span) => {
+    const started = deps.now();
+    const outcome = await sweepOnce(deps, guildId, claim).catch((error: unknown): SweepOutcome => {
+      deps.logger.warn({ guildId, err: error }, 'health sweep failed');
+      return { result: 'error', changes: [] };
+    });
+    span.set({ 'feedbot.sweep.result': outcome.result, 'feedbot.sweep.changes': outcome.changes.length });
+    if (outcome.result === 'error') span.failed('error');
+    for (const kind of outcome.changes) deps.reports.emit({ type: 'change', guildId, kind });
+    deps.reports.emit({ type: 'sweep', guildId, result: outcome.result, changes: outcome.changes.length, durationMs: deps.now() - started });
+    return outcome;
   });
-  for (const kind of outcome.changes) deps.reports.emit({ type: 'change', guildId, kind });
-  deps.reports.emit({ type: 'sweep', guildId, result: outcome.result, changes: outcome.changes.length, durationMs: deps.now() - started });
-  return outcome;
 }
 
 async function sweepOnce(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
