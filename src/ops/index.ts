@@ -76,13 +76,16 @@ export function observe(bot: ObservedBot, opts: { keyStoreTimeoutMs?: number } =
   const metrics = new BotMetrics();
   const unsubscribe = instrument(bot, metrics);
   let stopping = false;
+  const readiness = () =>
+    checkReadiness(
+      { gateway: bot.gatewayless ? undefined : bot.client.ws, pingKeyStore: () => bot.keys.ping(), stopping: () => stopping },
+      opts.keyStoreTimeoutMs === undefined ? {} : { keyStoreTimeoutMs: opts.keyStoreTimeoutMs },
+    );
+  // feedbot_ready: /readyz as a series, so an alert sees what a load balancer sees (HTTP mode too).
+  metrics.watch({ readiness });
   return {
     metrics,
-    readiness: () =>
-      checkReadiness(
-        { gateway: bot.gatewayless ? undefined : bot.client.ws, pingKeyStore: () => bot.keys.ping(), stopping: () => stopping },
-        opts.keyStoreTimeoutMs === undefined ? {} : { keyStoreTimeoutMs: opts.keyStoreTimeoutMs },
-      ),
+    readiness,
     markStopping: () => void (stopping = true),
     unsubscribe,
   };

@@ -61,6 +61,7 @@ export class BotMetrics {
   private readonly lowestBudget: LowestInWindow;
   private gateway: GatewaySource | undefined;
   private inFlight: (() => number) | undefined;
+  private readiness: (() => Promise<{ ready: boolean }>) | undefined;
 
   private readonly interactions = new Counter({
     name: 'feedbot_interactions_total',
@@ -214,6 +215,16 @@ export class BotMetrics {
     const lowestBudget = () => this.lowestBudget.lowest();
     const inFlight = () => this.inFlight?.() ?? 0;
     const shards = () => this.gateway?.shards ?? new Map<number, never>();
+    const readiness = () => this.readiness?.();
+    new Gauge({
+      name: 'feedbot_ready',
+      help: 'Whether this process serves interactions (1) or not (0), as /readyz says: every gateway shard Ready, the key store answering, not shutting down.',
+      registers: [this.registry],
+      async collect() {
+        const check = readiness();
+        if (check) this.set((await check).ready ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'feedbot_api_remaining_budget_lowest',
       help: 'The lowest remaining request budget any key had in the window; absent when no answer carried rate-limit headers.',
@@ -255,10 +266,11 @@ export class BotMetrics {
     });
   }
 
-  /** Where the gauges read the gateway's shards and the number of interactions in flight. */
-  watch(sources: { gateway?: GatewaySource; inFlight?: () => number }): void {
+  /** Where the gauges read the gateway's shards, the number of interactions in flight and readiness. */
+  watch(sources: { gateway?: GatewaySource; inFlight?: () => number; readiness?: () => Promise<{ ready: boolean }> }): void {
     if (sources.gateway) this.gateway = sources.gateway;
     if (sources.inFlight) this.inFlight = sources.inFlight;
+    if (sources.readiness) this.readiness = sources.readiness;
   }
 
   readonly onInteraction: InteractionListener = (r) => {

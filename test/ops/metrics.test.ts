@@ -47,6 +47,7 @@ async function scrape(m: BotMetrics): Promise<{ text: string; e: Exposition }> {
 /** Every metric of ours: type and label names (histogram buckets add `le`). */
 const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   feedbot_interactions_total: ['counter', ['kind', 'command', 'subcommand', 'outcome']],
+  feedbot_ready: ['gauge', []],
   feedbot_interaction_ack_seconds: ['histogram', ['kind', 'command', 'subcommand']],
   feedbot_interaction_duration_seconds: ['histogram', ['kind', 'command', 'subcommand']],
   feedbot_interaction_deferrals_total: ['counter', ['kind', 'command', 'subcommand']],

@@ -103,10 +103,19 @@ describe('/readyz of startOps with a real key store', () => {
     expect(await readyz()).toMatchObject({ status: 503, body: { problems: ['gateway shard 0 is Connecting'] } });
     shards.set(0, { status: READY, ping: 25 });
     expect(await readyz()).toMatchObject({ status: 200, body: { ready: true, keyStore: 'ok' } });
+    expect(await readyGauge()).toBe(1);
 
     ops.markStopping();
     expect(await readyz()).toMatchObject({ status: 503, body: { problems: ['shutting down'] } });
+    expect(await readyGauge()).toBe(0);
   });
+
+  /** feedbot_ready in the scrape: /readyz as a series. */
+  async function readyGauge(): Promise<number | undefined> {
+    const res = await request(`${ops!.url}/metrics`);
+    const line = (await res.body.text()).split('\n').find((l) => l.startsWith('feedbot_ready '));
+    return line === undefined ? undefined : Number(line.split(' ')[1]);
+  }
 
   it('a closed key store is a 503 naming it', async () => {
     shards.set(0, { status: READY, ping: 25 });
@@ -114,6 +123,7 @@ describe('/readyz of startOps with a real key store', () => {
     expect((await readyz()).status).toBe(200);
     await keys.close();
     expect(await readyz()).toMatchObject({ status: 503, body: { keyStore: 'error (closed)', problems: ['key store: error (closed)'] } });
+    expect(await readyGauge()).toBe(0);
   });
 
   it('the real key store ping is a query that counts as an operation', async () => {
