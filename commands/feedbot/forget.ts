@@ -75,17 +75,21 @@ export const confirmButton: ComponentRoute<ButtonInteraction> = button({
   answer: 'update',
   ephemeral: true,
   async run(interaction, ctx: HandlerContext, { answer, asked, expires }) {
+    const expired = ctx.now() > expires * 1000;
+    // Not a declared precondition: Cancel and an expired confirmation need no permission. Checked
+    // before the question is taken (as bulk delete does), so a refused press leaves it open until
+    // it expires: pressed again once the permission is back, it still deletes.
+    const actor = answer === 'yes' && !expired ? ctx.requireManageGuild('manageSettings') : undefined;
+    // Whatever this press leads to from here, the question is answered (and its expiry timer released).
     const open = await pending.take(ctx, asked);
-    if (open === undefined || ctx.now() > expires * 1000) {
+    if (open === undefined || expired) {
       await ctx.respond.send({ embeds: [notice(ctx.t, 'forget.expired', Colors.warning)], components: [] });
       return;
     }
-    if (answer !== 'yes') {
+    if (answer !== 'yes' || !actor) {
       await ctx.respond.send({ embeds: [notice(ctx.t, 'forget.cancelled')], components: [] });
       return;
     }
-    // Not a declared precondition: Cancel and an expired confirmation need no permission.
-    const actor = ctx.requireManageGuild('manageSettings');
     const guildId = ctx.guildId();
     const { audit, guildData } = ctx.services;
     if (!guildData) throw new Error('forgetting servers is not wired into this bot');

@@ -27,7 +27,12 @@ interface PerGuildStore {
   forget(services: GuildDataServices, guildId: string): Promise<unknown>;
 }
 
-/** Every per-guild store but the departure mark, which goes last (below). */
+/**
+ * Every per-guild store but the departure mark, which goes last (below). The key goes first: a
+ * health sweep in flight that writes its record after the sweeps' entry is deleted finds the
+ * record gone, or (a guild's first sweep) the key gone, and deletes what it wrote instead of
+ * bringing the guild back, in whichever process it runs (keepRecord in src/health/sweep/sweep.ts).
+ */
 export const PER_GUILD_STORES: readonly PerGuildStore[] = [
   { name: 'key', forget: (s, id) => s.keys.delete(id) },
   { name: 'settings', forget: (s, id) => s.settings.delete(id) },

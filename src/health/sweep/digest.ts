@@ -3,14 +3,15 @@
  * and deleted counts (weekly-counts.ts), posted to the audit channel once a week at the server's
  * day and hour. Exactly once: a lease per (guild, ISO week) keeps the replicas apart, and the
  * record's `lastWeek`, written by compare-and-swap before the post, decides it. A digest missed by
- * a restart is posted up to DIGEST_LATE_MS late; later it is skipped (week's news gone stale).
+ * a restart is posted up to DIGEST_LATE_MS late; later it is skipped (week's news gone stale). Like
+ * a sweep, it waits while the key has fewer than MIN_REMAINING requests left in its window.
  */
 import type { DigestSummary } from '../../audit/events.js';
 import { translator, type Translator } from '../../i18n/index.js';
 import { DEFAULT_STALE_AFTER_DAYS } from '../../settings/schema.js';
 import { feedSummary } from '../deleted-channels.js';
 import { HEALTH_CHANNELS_WAIT_MS, feedWarnings, warningLabel } from '../feed-health.js';
-import type { SweepDeps } from './sweep.js';
+import { belowRequestFloor, type SweepDeps } from './sweep.js';
 import { dueDigest, isoWeek } from './weeks.js';
 import { tracer } from '../../tracing/tracer.js';
 
@@ -78,6 +79,16 @@ async function postDigest(
 ): Promise<boolean> {
   const settings = await deps.settings.get(guildId);
   if (!settings.auditChannelId || !(await deps.keys.has(guildId))) return false;
+  // The floor the sweeps keep (sweep.ts): with fewer than MIN_REMAINING requests left, the two
+  // requests would be the members' next commands' budget. Checked before the lease, which is not
+  // taken and the week not marked: the digest stays due and the next tick asks again, so it goes
+  // out once the window resets, well within its DIGEST_LATE_MS. A key that does not read is left
+  // to buildDigest, which says so once per lease (DIGEST_RETRY_MS) rather than at every tick.
+  const stored = await deps.keys.get(guildId).catch(() => undefined);
+  if (stored && (await belowRequestFloor(deps, stored.apiKey))) {
+    deps.logger.debug({ guildId, week: due.week }, 'weekly digest waits: the key is low on requests');
+    return false;
+  }
   if (!(await deps.claim(`digest:${guildId}:${due.week}`, DIGEST_RETRY_MS))) return false;
   const digest = await buildDigest(deps, guildId, lang(guildId, settings.auditLocale));
   if (!digest) return false;

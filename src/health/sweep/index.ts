@@ -12,6 +12,7 @@ import { SETTINGS_NAMESPACE } from '../../settings/store.js';
 import { postDueDigest } from './digest.js';
 import type { SweepReport } from './events.js';
 import { openLease, type SlotLease } from '../../leases/lease.js';
+import { watchLease } from './lease-watch.js';
 import type { SweepRecord } from './record.js';
 import { SweepScheduler } from './scheduler.js';
 import type { SweepStore } from './store.js';
@@ -50,7 +51,10 @@ export async function startHealthSweeps(opts: HealthSweepsOptions): Promise<Heal
   const settingsList: KeyBackend | undefined =
     opts.transport === 'http' ? await openBackend({ databaseUrl: opts.databaseUrl, namespace: SETTINGS_NAMESPACE, logger }) : undefined;
   const deps: SweepDeps = { api: opts.api, keys: opts.keys, settings: opts.settings, audit: opts.audit, channels: opts.channels, store: opts.store, logger, reports: opts.reports, now };
-  const digestDeps = { ...deps, claim: (name: string, ttlMs: number) => lease.claim(name, ttlMs) };
+  // A lease store that does not answer is logged once per outage (lease-watch.ts): a sweep is then
+  // skipped, and a due digest waits for a later tick (it stays due), both without a line.
+  const watched = watchLease(lease, logger);
+  const digestDeps = { ...deps, claim: async (name: string, ttlMs: number) => (await watched.claim(name, ttlMs)) === true };
   const plans = new Map<string, NonNullable<SweepRecord['digest']>>();
   let plansReadAt = -Infinity;
   const refreshMs = Math.min(opts.intervalMs, 5 * 60_000);
@@ -78,7 +82,7 @@ export async function startHealthSweeps(opts: HealthSweepsOptions): Promise<Heal
   const scheduler = new SweepScheduler({
     intervalMs: opts.intervalMs,
     guilds: candidates,
-    sweep: (guildId, slot) => sweepGuild(deps, guildId, () => lease.claim(`sweep:${guildId}:${slot}`, opts.intervalMs)),
+    sweep: (guildId, slot) => sweepGuild(deps, guildId, () => watched.claim(`sweep:${guildId}:${slot}`, opts.intervalMs)),
     onTick: checkDigests,
     logger,
     now,

@@ -23,10 +23,17 @@ export const FeedMarkSchema = z.object({
 });
 export type FeedMark = z.infer<typeof FeedMarkSchema>;
 
+/**
+ * A feed's key in a snapshot: `String(id)` of any id the feed API contract allows (an integer,
+ * which zod keeps within ±2^53, so 16 digits at most, and it may be negative). Records written
+ * when this was `^\d{1,15}$` still read: every key they hold matches this too.
+ */
+export const FEED_KEY = /^-?\d{1,16}$/;
+
 export const SnapshotSchema = z.object({
   key: z.enum(KEY_STATES),
   /** The feeds as last seen with a working key (kept while the key fails: the recovery compares with them). */
-  feeds: z.record(z.string().regex(/^\d{1,15}$/), FeedMarkSchema),
+  feeds: z.record(z.string().regex(FEED_KEY), FeedMarkSchema),
 });
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 

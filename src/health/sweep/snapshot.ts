@@ -4,7 +4,7 @@
  * Pure: the sweep (sweep.ts) decides what to post from what this returns.
  */
 import { feedWarnings, type Feed, type HealthView } from '../feed-health.js';
-import type { FeedMark, Snapshot } from './record.js';
+import { FEED_KEY, type FeedMark, type Snapshot } from './record.js';
 
 export type FeedChangeKind = 'inactive' | 'active' | 'quiet' | 'posting';
 
@@ -18,8 +18,13 @@ export function markFeed(feed: Feed, view: HealthView): FeedMark {
   return { active: !warnings.includes('inactive'), quiet: warnings.includes('stale'), channel: feed.canal.slice(0, 40), gone: warnings.includes('channelMissing') };
 }
 
+/**
+ * The snapshot's feeds, by `String(id)`. An id that does not make a key the record keeps (none the
+ * contract allows: a safeguard) is left out of the snapshot, so it alone goes unwatched instead of
+ * the record's validation failing the whole sweep, every time, for every feed of the server.
+ */
 export function feedMarks(feeds: readonly Feed[], view: HealthView): Snapshot['feeds'] {
-  return Object.fromEntries(feeds.map((feed) => [String(feed.id), markFeed(feed, view)]));
+  return Object.fromEntries(feeds.filter((feed) => FEED_KEY.test(String(feed.id))).map((feed) => [String(feed.id), markFeed(feed, view)]));
 }
 
 /**

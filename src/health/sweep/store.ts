@@ -35,19 +35,39 @@ export class SweepStore {
     return (await this.db.listEntries()).map((e) => ({ guildId: e.guildId, record: parseRecord(e.record) }));
   }
 
+  /** Whether a record is stored for the guild (readable or not): what a sweep found before its request. */
+  async has(guildId: string): Promise<boolean> {
+    return (await this.db.readEntry(guildId)) !== undefined;
+  }
+
   /**
    * Applies `change` to the current record and stores the result; returns the `result` of the
    * attempt that was stored (`change` may run more than once and must only compute from its input).
    */
   async update<R>(guildId: string, change: (current: SweepRecord) => { next: SweepRecord; result: R }): Promise<R> {
+    return (await this.write(guildId, change, true))!.result;
+  }
+
+  /**
+   * update() that never creates: `change` applies only while a record is stored, by the same
+   * compare-and-swap, and undefined is returned (nothing written) once there is none. For a write
+   * computed from what was read before a slow step (a sweep's request): if the record was deleted
+   * meanwhile (the guild forgotten, by any process sharing the store), it stays deleted.
+   */
+  async updateExisting<R>(guildId: string, change: (current: SweepRecord) => { next: SweepRecord; result: R }): Promise<{ result: R } | undefined> {
+    return this.write(guildId, change, false);
+  }
+
+  private async write<R>(guildId: string, change: (current: SweepRecord) => { next: SweepRecord; result: R }, create: boolean): Promise<{ result: R } | undefined> {
     for (let attempt = 1; ; attempt += 1) {
       const entry = await this.db.readEntry(guildId);
+      if (!entry && !create) return undefined;
       const current = entry ? parseRecord(entry.record) : emptyRecord();
       const { next, result } = change(structuredClone(current));
       const valid = SweepRecordSchema.parse(next);
-      if (JSON.stringify(valid) === JSON.stringify(current)) return result;
+      if (JSON.stringify(valid) === JSON.stringify(current)) return { result };
       const stored = entry ? await this.db.replaceIf(guildId, entry.raw, valid) : await this.db.keyv.set(guildId, valid);
-      if (stored) return result;
+      if (stored) return { result };
       if (attempt === MAX_ATTEMPTS) throw new Error(`the sweep record of guild ${guildId} kept changing under ${attempt} attempts`);
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** attempt));
     }

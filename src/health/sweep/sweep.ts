@@ -28,10 +28,20 @@ import type { KeyState, Snapshot, SweepRecord, SweepResult } from './record.js';
 import { compareFeeds, feedMarks, warningCount, type FeedChange } from './snapshot.js';
 import type { SweepChangeKind, SweepReport } from './events.js';
 import type { SweepStore } from './store.js';
+import type { LeaseAnswer } from './lease-watch.js';
 import { tracer } from '../../tracing/tracer.js';
 
 /** Below this many requests left in the key's window, a sweep waits for its next slot. */
 export const MIN_REMAINING = 10;
+
+/**
+ * Whether the key has fewer than MIN_REMAINING requests left in a window that is not over yet:
+ * what neither a sweep nor the weekly digest spends, leaving it to the members' commands.
+ */
+export async function belowRequestFloor(deps: Pick<SweepDeps, 'api' | 'now'>, apiKey: string): Promise<boolean> {
+  const gate = await deps.api.gateState(apiKey);
+  return gate.remaining !== null && gate.remaining < MIN_REMAINING && gate.resetAt !== null && gate.resetAt.getTime() > deps.now();
+}
 
 export interface SweepDeps {
   api: FeedApiClient;
@@ -46,7 +56,12 @@ export interface SweepDeps {
 }
 
 export interface SweepOutcome {
-  result: SweepResult;
+  /**
+   * `lease_unavailable`: the store the slot's lease lives in did not answer, so nothing was done.
+   * Not a sweep: neither reported (metrics, the `health sweep` line) nor kept in the record; the
+   * outage is logged once by lease-watch.ts.
+   */
+  result: SweepResult | 'lease_unavailable';
   changes: SweepChangeKind[];
 }
 
@@ -54,9 +69,10 @@ type Fetched = { key: 'ok'; feeds: FeedListItem[] } | { key: 'unauthorized' } | 
 
 /**
  * `claim`: asked once the guild is found worth a request, before it is sent; false when another
- * process holds this slot (src/leases/), and then nothing is sent.
+ * process holds this slot (src/leases/), 'unavailable' when the lease's store did not answer
+ * (lease-watch.ts), and then nothing is sent.
  */
-export function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
+export function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promise<LeaseAnswer>): Promise<SweepOutcome> {
   // Each sweep is a trace of its own: its key store read, feed API request and audit posts are children.
   return tracer().inSpan('health_sweep', { root: true, attributes: { 'discord.guild.id': guildId } }, async (span) => {
     const started = deps.now();
@@ -66,29 +82,31 @@ export function sweepGuild(deps: SweepDeps, guildId: string, claim?: () => Promi
     });
     span.set({ 'feedbot.sweep.result': outcome.result, 'feedbot.sweep.changes': outcome.changes.length });
     if (outcome.result === 'error') span.failed('error');
+    if (outcome.result === 'lease_unavailable') return outcome;
     for (const kind of outcome.changes) deps.reports.emit({ type: 'change', guildId, kind });
     deps.reports.emit({ type: 'sweep', guildId, result: outcome.result, changes: outcome.changes.length, durationMs: deps.now() - started });
     return outcome;
   });
 }
 
-async function sweepOnce(deps: SweepDeps, guildId: string, claim?: () => Promise<boolean>): Promise<SweepOutcome> {
+async function sweepOnce(deps: SweepDeps, guildId: string, claim?: () => Promise<LeaseAnswer>): Promise<SweepOutcome> {
   const settings = await deps.settings.get(guildId);
   if (!settings.auditChannelId) return { result: 'no_audit_channel', changes: [] };
   const stored = await deps.keys.get(guildId);
   if (!stored) return { result: 'no_key', changes: [] };
-  if (claim && !(await claim())) return { result: 'claimed_elsewhere', changes: [] };
-  const gate = await deps.api.gateState(stored.apiKey);
-  if (gate.remaining !== null && gate.remaining < MIN_REMAINING && gate.resetAt && gate.resetAt.getTime() > deps.now()) {
-    await noteRun(deps, guildId, 'deferred');
-    return { result: 'deferred', changes: [] };
+  const mine = claim ? await claim() : true;
+  if (mine === 'unavailable') return { result: 'lease_unavailable', changes: [] };
+  if (!mine) return { result: 'claimed_elsewhere', changes: [] };
+  // Before the request, which may take long: a forget meanwhile must win (keepRecord).
+  const existed = await deps.store.has(guildId);
+  if (await belowRequestFloor(deps, stored.apiKey)) {
+    return (await noteRun(deps, guildId, existed, 'deferred')) ? { result: 'deferred', changes: [] } : FORGOTTEN;
   }
 
   deps.reports.emit({ type: 'upstream', guildId, route: 'listFeeds' });
   const fetched = await fetchFeeds(deps, guildId, stored.apiKey);
   if (fetched.key === 'error') {
-    await noteRun(deps, guildId, 'error');
-    return { result: 'error', changes: [] };
+    return (await noteRun(deps, guildId, existed, 'error')) ? { result: 'error', changes: [] } : FORGOTTEN;
   }
   const staleAfterDays = settings.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
   const feeds = fetched.key === 'ok' ? fetched.feeds : [];
@@ -96,7 +114,7 @@ async function sweepOnce(deps: SweepDeps, guildId: string, claim?: () => Promise
   const marks = view ? feedMarks(feeds, view) : undefined;
 
   // Decided by the write that is stored: a concurrent sweep of this guild sees this baseline.
-  const found = await deps.store.update(guildId, (current) => {
+  const written = await keepRecord(deps, guildId, existed, (current) => {
     const previous = current.baseline;
     const keyChanged = previous?.key !== fetched.key;
     const feedChanges: FeedChange[] = previous && marks && previous.key === 'ok' ? compareFeeds(previous.feeds, marks) : [];
@@ -109,6 +127,9 @@ async function sweepOnce(deps: SweepDeps, guildId: string, claim?: () => Promise
     };
     return { next, result: { keyChanged, feedChanges, first: previous === undefined } };
   });
+  // Forgotten during the request: nothing is kept, and nothing is posted (its audit channel is gone too).
+  if (!written) return FORGOTTEN;
+  const found = written.result;
 
   const changes: SweepChangeKind[] = [];
   if (fetched.key === 'unauthorized') {
@@ -177,9 +198,40 @@ async function reportGoneChannels(deps: SweepDeps, guildId: string, feeds: reado
   return changes;
 }
 
-/** A sweep that sent nothing useful keeps its baseline; only when it ran is kept (for status). */
-async function noteRun(deps: SweepDeps, guildId: string, result: SweepResult): Promise<void> {
-  await deps.store.update(guildId, (current) => ({ next: { ...current, last: { at: deps.now(), result, changes: 0 } }, result: undefined }));
+/** A sweep that sent nothing useful keeps its baseline; only when it ran is kept (for status). False: the guild was forgotten meanwhile. */
+async function noteRun(deps: SweepDeps, guildId: string, existed: boolean, result: SweepResult): Promise<boolean> {
+  return (await keepRecord(deps, guildId, existed, (current) => ({ next: { ...current, last: { at: deps.now(), result, changes: 0 } }, result: undefined }))) !== undefined;
+}
+
+/** What a sweep of a guild forgotten while it ran returns: the guild has no key any more. */
+const FORGOTTEN: SweepOutcome = { result: 'no_key', changes: [] };
+
+/**
+ * Stores what the sweep found without bringing back the record of a guild forgotten while the
+ * sweep ran (`/feedbot forget`, the retention: src/guild-data/forget.ts deletes the key, then the
+ * settings, then this record). Undefined when the guild was forgotten: nothing is stored.
+ *
+ * The choice: the sweep's write decides, not the forget (which cannot see another process's
+ * sweeps), so it holds whichever process forgets and whichever sweeps.
+ * - The guild had a record when the sweep began (`existed`, read before the request): the write
+ *   only replaces a record still stored (SweepStore.updateExisting, a compare-and-swap in the
+ *   shared store). A forget that deleted it meanwhile, in any process, wins; no cache is involved.
+ * - It had none (its first sweep): a forget meanwhile left nothing to delete, so the record is
+ *   created, then the key looked up again; gone, the record just created is deleted. The forget
+ *   deleted the key before its last step, so either it deletes this record or this finds the key
+ *   gone (this process at once; another process's forget through the key store's change
+ *   announcements, PostgreSQL or Redis, within its cache's bound otherwise). A key removed by
+ *   `/apikey remove` meanwhile costs only this first baseline.
+ * Not chosen: forget waiting for the sweeps in flight (it sees only its own process's), and a
+ * "forgotten" tombstone in place of the record (it would keep the guild's id after a forget that
+ * promises to delete everything: docs/PRIVACY.md).
+ */
+async function keepRecord<R>(deps: SweepDeps, guildId: string, existed: boolean, change: (current: SweepRecord) => { next: SweepRecord; result: R }): Promise<{ result: R } | undefined> {
+  if (existed) return deps.store.updateExisting(guildId, change);
+  const result = await deps.store.update(guildId, change);
+  if (await deps.keys.has(guildId)) return { result };
+  await deps.store.delete(guildId);
+  return undefined;
 }
 
 export type { KeyState };

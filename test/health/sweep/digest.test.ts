@@ -14,7 +14,7 @@ import { SqliteLease } from '../../../src/leases/lease-sqlite.js';
 import { dueDigest, isoWeek, nextDigestAt } from '../../../src/health/sweep/weeks.js';
 import { countingWeeklyChanges } from '../../../src/health/sweep/weekly-counts.js';
 import { ChannelDirectory } from '../../../src/bot/channel-directory.js';
-import { createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
+import { TEST_KEY, createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
 import { GUILD_ID } from '../../helpers/discord.js';
 import { AUDIT_CHANNEL_ID, answerRest, auditPosts, loadIntoCache, type AuditPostBody, type World } from '../../audit/discord-world.js';
 
@@ -149,5 +149,74 @@ describe('posting', () => {
     answerBoth();
     expect(await postDueDigest(deps, GUILD_ID)).toBe(true);
     expect(reports.find((r) => r.type === 'digest')).toMatchObject({ lateMs: 5 * HOUR });
+  });
+});
+
+describe('the request floor sweeps keep', () => {
+  let bot: BotHarness;
+  let store: SweepStore;
+  let clock: number;
+
+  beforeEach(async () => {
+    clock = MONDAY_9 + 60_000;
+    // The rate gate on the same clock as the digest: its window ends when the test says.
+    bot = await createBotHarness({ transport: 'gateway', now: () => clock });
+    await bot.setKey();
+    loadIntoCache(bot.discord.client, world);
+    answerRest(bot.discord.recorder, world);
+    store = await SweepStore.open({ databaseUrl: join(bot.dir, 'keys.sqlite'), logger: pino({ level: 'silent' }) });
+    await bot.settings.update(GUILD_ID, (s) => ({ ...s, auditChannelId: AUDIT_CHANNEL_ID, auditLocale: 'en-US' }));
+    await store.update(GUILD_ID, (c) => ({ next: { ...c, digest: { day: 0, hour: 9 } }, result: undefined }));
+  });
+
+  afterEach(async () => {
+    await bot.close();
+    await store.close();
+  });
+
+  /** Rate-limit headers on the test's clock: `remaining` left, the window ending in a minute. */
+  const window = (remaining: number) => ({ 'content-type': 'application/json', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(Math.floor(clock / 1000) + 60) });
+
+  it('a digest due with fewer than 10 requests left sends nothing and stays due; once the window resets it posts', async () => {
+    const reports: SweepReport[] = [];
+    const observers = new Observers<SweepReport>('test');
+    observers.add((r) => reports.push(r));
+    const lease = new MemoryLease(() => clock);
+    const deps: DigestDeps = {
+      api: bot.client,
+      keys: bot.keys,
+      settings: bot.settings,
+      audit: bot.audit,
+      channels: new ChannelDirectory(bot.discord.client),
+      store,
+      logger: pino({ level: 'silent' }),
+      reports: observers,
+      now: () => clock,
+      claim: (name, ttl) => lease.claim(name, ttl),
+    };
+    // A member's command left the key 2 requests in its window.
+    bot.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: [], total: 0, plan: 'server' }, { headers: window(2) });
+    await bot.client.listFeeds({ apiKey: TEST_KEY, guildId: GUILD_ID }, { fresh: true });
+    expect((await bot.client.gateState(TEST_KEY)).remaining).toBe(2);
+
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(false);
+    expect(reports).toEqual([]);
+    bot.agent.assertNoPendingInterceptors();
+    expect((await store.get(GUILD_ID)).digest?.lastWeek).toBeUndefined();
+    // Still due at the next checks, and still waiting while the window lasts.
+    clock += 30_000;
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(false);
+    expect(reports).toEqual([]);
+
+    // The window reset: the digest goes out at the next check, within its hours.
+    clock += 31_000;
+    bot.api
+      .intercept({ path: '/v1/stats', method: 'GET' })
+      .reply(200, { servidor: 'x', plan: 'server', feedsActivos: 1, feedsPausados: 0, postsHoy: 3, postsEstaSemana: 42, cuentaMasActiva: 'nasa', ultimaActividad: null }, { headers: window(99) });
+    bot.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: [], total: 0, plan: 'server' }, { headers: window(98) });
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(true);
+    expect((await store.get(GUILD_ID)).digest?.lastWeek).toBe('2026-W48');
+    await bot.audit.flush();
+    expect(auditPosts(bot.discord.recorder).flatMap((c) => (c.body as AuditPostBody).embeds).filter((e) => e.title === 'Weekly digest')).toHaveLength(1);
   });
 });

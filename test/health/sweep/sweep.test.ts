@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { Observers } from '../../../src/observers.js';
 import type { SweepReport } from '../../../src/health/sweep/events.js';
 import { SweepStore } from '../../../src/health/sweep/store.js';
+import { SweepRecordSchema } from '../../../src/health/sweep/record.js';
 import { sweepGuild, type SweepDeps } from '../../../src/health/sweep/sweep.js';
 import { SweepScheduler } from '../../../src/health/sweep/scheduler.js';
 import { slotOffset } from '../../../src/health/sweep/slots.js';
@@ -131,6 +132,28 @@ describe('one sweep', () => {
     answerFeeds([feed({ canal: gone })]);
     expect((await sweep()).changes).toEqual([]);
     expect(titles()).toHaveLength(1);
+  });
+
+  it('feed ids the contract allows (negative, 16 digits) are kept, and every feed stays watched', async () => {
+    await setAudit();
+    const LONG = 1234567890123456;
+    answerFeeds([feed(), feed({ id: -5, cuenta: 'esa' }), feed({ id: LONG, cuenta: 'jaxa' })]);
+    expect((await sweep()).result).toBe('ok');
+    expect(Object.keys((await store.get(GUILD_ID)).baseline?.feeds ?? {}).sort()).toEqual(['-5', '1', String(LONG)]);
+    answerFeeds([feed({ estado: 'pausado' }), feed({ id: -5, cuenta: 'esa', estado: 'pausado' }), feed({ id: LONG, cuenta: 'jaxa', ultimoPost: old })]);
+    expect(await sweep()).toEqual({ result: 'ok', changes: ['feed_inactive', 'feed_inactive', 'feed_quiet'] });
+    expect(titles()).toEqual(['Feed #1 is no longer active', 'Feed #-5 is no longer active', `Feed #${LONG} went quiet`]);
+  });
+
+  it('a record written before those ids were allowed still reads, and is compared with', async () => {
+    await setAudit();
+    // As the previous version stored it: keys of 1 to 15 digits.
+    const before = { v: 1, baseline: { key: 'ok', feeds: { '1': { active: true, quiet: false, channel: FEED_CHANNEL, gone: false } } }, last: { at: NOW - 1000, result: 'ok', changes: 0, feeds: 1, warnings: 0 } };
+    expect(SweepRecordSchema.parse(before)).toEqual(before);
+    await store.update(GUILD_ID, () => ({ next: SweepRecordSchema.parse(before), result: undefined }));
+    expect((await store.get(GUILD_ID)).baseline).toEqual(before.baseline);
+    answerFeeds([feed({ estado: 'pausado' }), feed({ id: -5, cuenta: 'esa' })]);
+    expect((await sweep()).changes).toEqual(['feed_inactive']);
   });
 
   it('a key with fewer than 10 requests left in its window is deferred, without a request', async () => {
