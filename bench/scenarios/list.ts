@@ -22,4 +22,5 @@ export const SCENARIOS: Scenario[] = [
   { id: 10, key: 'http-interactions', title: 'HTTP interactions', load: () => import('./10-http.js') },
   { id: 11, key: 'health-sweeps', title: 'Health sweeps at 100,000 servers', load: () => import('./11-sweeps.js') },
   { id: 12, key: 'claims-and-deploys', title: 'Exactly once and deploys', load: () => import('./12-claims.js') },
+  { id: 13, key: 'tracing', title: 'Tracing', load: () => import('./13-tracing.js') },
 ];
