@@ -17,6 +17,7 @@ import { DEMO_GUILD_ID } from '@feedbot/sandbox';
 import type { InteractionInput, InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
 import { find, parseExposition, prometheusTool, promtoolCheck, sum } from '../ops/prom-text.js';
+import { eventually } from './process-kit.js';
 
 const admin = { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS };
 const member = { userId: MEMBER_USER_ID, permissions: MEMBER_PERMISSIONS };
@@ -33,21 +34,6 @@ async function get(path: string): Promise<{ status: number; text: string; type: 
   return { status: res.statusCode, text: await res.body.text(), type: res.headers['content-type'] as string | undefined };
 }
 
-/** Polls `check` until it returns a value, or fails after `timeoutMs` with the last reason. */
-async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
-}
 
 const send = (input: InteractionInput): Promise<InteractionSnapshot> => stack.emulator.sendInteraction(input).waitForFinal({ timeoutMs: 10_000 });
 

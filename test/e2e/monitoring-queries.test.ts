@@ -33,6 +33,7 @@ import { BotMetrics } from '../../src/ops/metrics.js';
 import { HostOps } from '../../src/sharding/host-ops.js';
 import { parseExposition, prometheusTool, sum } from '../ops/prom-text.js';
 import { StoryStack, actor, storyGuild, titled } from './story-kit.js';
+import { eventually } from './process-kit.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DASHBOARD = join(ROOT, 'docs/monitoring/dashboard.json');
@@ -245,22 +246,6 @@ class FaultyFeedApi {
 
 const prometheus = prometheusTool('prometheus', 'the dashboard and rule queries against a real Prometheus');
 
-/** Polls `check` until it returns a value, or fails after `timeoutMs` with the last reason. */
-async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, pollMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-      last = undefined;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
-}
 
 interface QueryResult {
   status: string;

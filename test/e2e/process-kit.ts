@@ -1,6 +1,6 @@
 /**
  * What the e2e files that start, roll and stop bot processes share: a process's /readyz as a
- * status code, and whether a pid is still a live process.
+ * status code, polling until something holds, and whether a pid is still a live process.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'undici';
@@ -14,6 +14,23 @@ export async function readyz(port: number, timeoutMs = 2_000): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/** Polls `check` until it returns a value, or fails after `timeoutMs` with the last reason it threw. */
+export async function eventually<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>, pollMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+      last = undefined;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
 }
 
 /** Is `pid` a live process (not gone, not a zombie waiting to be reaped)? Linux's /proc. */

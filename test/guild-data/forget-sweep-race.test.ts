@@ -7,8 +7,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { Observers } from '../../src/observers.js';
-import type { SweepReport } from '../../src/health/sweep/events.js';
 import { SweepStore } from '../../src/health/sweep/store.js';
 import { sweepGuild, type SweepDeps } from '../../src/health/sweep/sweep.js';
 import { GuildDataRetention } from '../../src/guild-data/retention.js';
@@ -17,10 +15,10 @@ import { DepartureStore } from '../../src/guild-data/departures.js';
 import { MemoryPendingStore } from '../../src/bot/pending.js';
 import { KeyStore } from '../../src/keys/store.js';
 import { GuildSettingsStore } from '../../src/settings/store.js';
-import { ChannelDirectory } from '../../src/bot/channel-directory.js';
 import { SECRET, createBotHarness, rl, type BotHarness } from '../helpers/bot.js';
 import { GUILD_ID } from '../helpers/discord.js';
 import { AUDIT_CHANNEL_ID, answerRest, auditPosts, loadIntoCache, type World } from '../audit/discord-world.js';
+import { sweepDepsOf } from '../health/sweep/deps.js';
 
 const FEED_CHANNEL = '1300000000000000001';
 const world: World = { guildId: GUILD_ID, everyone: 0n, botRole: 0n, channels: [{ id: AUDIT_CHANNEL_ID, name: 'audit' }, { id: FEED_CHANNEL, name: 'media' }] };
@@ -39,17 +37,7 @@ beforeEach(async () => {
   answerRest(bot.discord.recorder, world);
   store = await SweepStore.open({ databaseUrl: join(bot.dir, 'keys.sqlite'), logger: pino({ level: 'silent' }) });
   closing = [];
-  deps = {
-    api: bot.client,
-    keys: bot.keys,
-    settings: bot.settings,
-    audit: bot.audit,
-    channels: new ChannelDirectory(bot.discord.client),
-    store,
-    logger: pino({ level: 'silent' }),
-    reports: new Observers<SweepReport>('test'),
-    now: Date.now,
-  };
+  deps = sweepDepsOf(bot, store);
   await bot.settings.update(GUILD_ID, (s) => ({ ...s, auditChannelId: AUDIT_CHANNEL_ID, auditLocale: 'en-US' }));
 });
 

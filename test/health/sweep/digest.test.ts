@@ -13,10 +13,10 @@ import { MemoryLease } from '../../../src/leases/lease.js';
 import { SqliteLease } from '../../../src/leases/lease-sqlite.js';
 import { dueDigest, isoWeek, nextDigestAt } from '../../../src/health/sweep/weeks.js';
 import { countingWeeklyChanges } from '../../../src/health/sweep/weekly-counts.js';
-import { ChannelDirectory } from '../../../src/bot/channel-directory.js';
 import { TEST_KEY, createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
 import { GUILD_ID } from '../../helpers/discord.js';
 import { AUDIT_CHANNEL_ID, answerRest, auditPosts, loadIntoCache, type AuditPostBody, type World } from '../../audit/discord-world.js';
+import { sweepDepsOf } from './deps.js';
 
 const FEED_CHANNEL = '1300000000000000001';
 const world: World = { guildId: GUILD_ID, everyone: 0n, botRole: 0n, channels: [{ id: AUDIT_CHANNEL_ID, name: 'audit' }, { id: FEED_CHANNEL, name: 'media' }] };
@@ -55,18 +55,7 @@ describe('posting', () => {
     observers.add((r) => reports.push(r));
     clock = MONDAY_9 + 60_000;
     const lease = new MemoryLease(() => clock);
-    deps = {
-      api: bot.client,
-      keys: bot.keys,
-      settings: bot.settings,
-      audit: bot.audit,
-      channels: new ChannelDirectory(bot.discord.client),
-      store,
-      logger: pino({ level: 'silent' }),
-      reports: observers,
-      now: () => clock,
-      claim: (name, ttl) => lease.claim(name, ttl),
-    };
+    deps = { ...sweepDepsOf(bot, store, { now: () => clock, reports: observers }), claim: (name, ttl) => lease.claim(name, ttl) };
     await bot.settings.update(GUILD_ID, (s) => ({ ...s, auditChannelId: AUDIT_CHANNEL_ID, auditLocale: 'en-US' }));
     await store.update(GUILD_ID, (c) => ({ next: { ...c, digest: { day: 0, hour: 9 } }, result: undefined }));
   });
@@ -182,18 +171,7 @@ describe('the request floor sweeps keep', () => {
     const observers = new Observers<SweepReport>('test');
     observers.add((r) => reports.push(r));
     const lease = new MemoryLease(() => clock);
-    const deps: DigestDeps = {
-      api: bot.client,
-      keys: bot.keys,
-      settings: bot.settings,
-      audit: bot.audit,
-      channels: new ChannelDirectory(bot.discord.client),
-      store,
-      logger: pino({ level: 'silent' }),
-      reports: observers,
-      now: () => clock,
-      claim: (name, ttl) => lease.claim(name, ttl),
-    };
+    const deps: DigestDeps = { ...sweepDepsOf(bot, store, { now: () => clock, reports: observers }), claim: (name, ttl) => lease.claim(name, ttl) };
     // A member's command left the key 2 requests in its window.
     bot.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: [], total: 0, plan: 'server' }, { headers: window(2) });
     await bot.client.listFeeds({ apiKey: TEST_KEY, guildId: GUILD_ID }, { fresh: true });

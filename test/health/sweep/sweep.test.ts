@@ -16,10 +16,10 @@ import { sweepGuild, type SweepDeps } from '../../../src/health/sweep/sweep.js';
 import { SweepScheduler } from '../../../src/health/sweep/scheduler.js';
 import { slotOffset } from '../../../src/health/sweep/slots.js';
 import { MemoryLease } from '../../../src/leases/lease.js';
-import { ChannelDirectory } from '../../../src/bot/channel-directory.js';
 import { API_BASE, createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
 import { GUILD_ID } from '../../helpers/discord.js';
 import { AUDIT_CHANNEL_ID, answerRest, auditPosts, loadIntoCache, type AuditPostBody, type World } from '../../audit/discord-world.js';
+import { sweepDepsOf } from './deps.js';
 
 const FEED_CHANNEL = '1300000000000000001';
 const world: World = { guildId: GUILD_ID, everyone: 0n, botRole: 0n, channels: [{ id: AUDIT_CHANNEL_ID, name: 'audit' }, { id: FEED_CHANNEL, name: 'media' }] };
@@ -45,17 +45,7 @@ beforeEach(async () => {
   const observers = new Observers<SweepReport>('test');
   observers.add((r) => reports.push(r));
   clock = NOW;
-  deps = {
-    api: bot.client,
-    keys: bot.keys,
-    settings: bot.settings,
-    audit: bot.audit,
-    channels: new ChannelDirectory(bot.discord.client),
-    store,
-    logger: pino({ level: 'silent' }),
-    reports: observers,
-    now: () => clock,
-  };
+  deps = sweepDepsOf(bot, store, { now: () => clock, reports: observers });
 });
 
 afterEach(async () => {
