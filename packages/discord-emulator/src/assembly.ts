@@ -146,7 +146,7 @@ export function assembleEmulator(options: EmulatorOptions, parsed: ParsedOptions
     logger,
     host: emulator,
   });
-  const server = createEmulatorServer({ guard, rest, control: createControlHandler(emulator, guard), gateway, logger });
+  const server = createEmulatorServer({ guard, rest, control: createControlHandler(emulator, guard), gateway, logger, faults: emulator.restFaults });
   return {
     logger,
     botUser,

@@ -33,6 +33,7 @@ import type { RequestGuard } from './request-guard.js';
 import type { RestEndpoint } from './rest-endpoint.js';
 import type { InteractionSnapshot, RecordedCall, Violation } from './types.js';
 import { postUserMessage, type UserMessageInput } from './user-messages.js';
+import { RestFaults } from './rest-faults.js';
 import { validateCommandList } from './validation/commands.js';
 import { waitUntil } from './waiting.js';
 
@@ -40,6 +41,8 @@ export type { Actor, EmulatorOptions, InteractionInput } from './options.js';
 
 export class DiscordEmulator extends EmulatorAdmin implements HandleHost {
   readonly events: EmulatorEvents = createEventBus();
+  /** REST faults a test switches on (rest-faults.ts; none by default). */
+  readonly restFaults = new RestFaults();
   readonly applicationId: string;
   readonly botUser: APIUser;
   readonly logger: Logger;

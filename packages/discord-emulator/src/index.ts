@@ -42,3 +42,4 @@ export { UserMessageSchema, type UserMessageInput } from './user-messages.js';
 export async function startEmulator(options: EmulatorOptions): Promise<DiscordEmulator> {
   return new DiscordEmulator(options).listen();
 }
+export { RestFaults, RestFaultRuleSchema, type RestFaultRule, type RestFault } from './rest-faults.js';

@@ -16,6 +16,7 @@ import { sendJson, splitPath } from './http.js';
 import type { Logger } from './log.js';
 import { refuseHandshake, type Refusal, type RequestGuard } from './request-guard.js';
 import type { RestEndpoint } from './rest-endpoint.js';
+import type { RestFaults } from './rest-faults.js';
 
 export type PathHandler = (req: IncomingMessage, res: ServerResponse, segments: string[], url: URL) => Promise<void>;
 
@@ -25,6 +26,8 @@ export interface ServerParts {
   control: PathHandler;
   gateway: Gateway;
   logger: Logger;
+  /** Faults a test switched on (rest-faults.ts). */
+  faults?: RestFaults;
 }
 
 export function createEmulatorServer(parts: ServerParts): Server {
@@ -99,6 +102,8 @@ async function onRequest(parts: ServerParts, req: IncomingMessage, res: ServerRe
   try {
     if (segments[0] === 'api') {
       const versioned = /^v\d+$/.test(segments[1] ?? '');
+      const fault = parts.faults?.pick(segments.slice(versioned ? 2 : 1));
+      if (fault) return sendJson(res, fault.status, fault.body, fault.headers);
       await parts.rest.handle(req, res, segments.slice(versioned ? 2 : 1), url);
       return;
     }

@@ -10,11 +10,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
-import { RATE_LIMIT_REMAINING_HEADER } from '@feedbot/feed-api-contract';
+import { RATE_LIMIT_REMAINING_HEADER, RATE_LIMIT_RESET_HEADER } from '@feedbot/feed-api-contract';
 import type { Logger } from './log.js';
 import { registerApiRoutes } from './api-routes.js';
 import type { Clock } from './clock.js';
 import { ApiError, errorBody, type ErrorCode } from './errors.js';
+import { GARBAGE_BODY, type ApiFaultRule, type ApiFaults } from './faults.js';
 import { RequestGate } from './gate.js';
 import { PUBLIC_ROUTES, registerPublicRoutes } from './public-routes.js';
 import { ipBucket, rateLimitHeaders, type FixedWindowLimiter } from './rate-limit.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   bodyLimit: number;
   /** Counts every answered request (request-count.ts), for tests. */
   requests?: RequestCount;
+  /** Faults a test switched on (faults.ts), and the count of the sandbox's own 429s. */
+  faults?: ApiFaults;
   createServer: (handler: (req: IncomingMessage, res: ServerResponse) => void) => HttpsServer;
 }
 
@@ -89,16 +92,66 @@ export async function buildApp(deps: AppDeps) {
     },
   });
 
+  const struck = new WeakMap<FastifyRequest, ApiFaultRule>();
+  const faults = deps.faults;
+  if (faults) {
+    // Before the gate: an injected failure spends none of the caller's budget, as a proxy's would not.
+    app.addHook('onRequest', async (request, reply) => {
+      const pattern = request.routeOptions.url;
+      if (pattern === undefined || PUBLIC_ROUTES.has(pattern)) return;
+      const rule = faults.pick();
+      if (!rule) return;
+      struck.set(request, rule);
+      if (rule.kind === 'slow') return void (await new Promise((r) => setTimeout(r, rule.delayMs)));
+      // A 429 is a refusal: the API did nothing, whatever phase the rule names.
+      if (rule.phase === 'after' && rule.kind !== 'rate_limited') return;
+      return injectBefore(rule, request, reply);
+    });
+  }
+
+  function injectBefore(rule: ApiFaultRule, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    switch (rule.kind) {
+      case 'rate_limited': {
+        const resetAt = Math.ceil((clock.now() + rule.retryAfterSeconds * 1000) / 1000);
+        return reply
+          .code(429)
+          .headers({ 'Retry-After': String(rule.retryAfterSeconds), [RATE_LIMIT_REMAINING_HEADER]: '0', [RATE_LIMIT_RESET_HEADER]: String(resetAt), 'X-RateLimit-Limit': '100' })
+          .send(errorBody('rate_limited', `Demasiadas solicitudes; reintenta en ${rule.retryAfterSeconds} s`));
+      }
+      case 'reset':
+        reply.hijack();
+        request.raw.socket.destroy();
+        return reply;
+      case 'garbage':
+        return reply.code(200).type('text/html').send(GARBAGE_BODY);
+      default:
+        return reply.code(500).send(errorBody('internal_error', 'Error interno'));
+    }
+  }
+
   app.addHook('onRequest', (request) => gate.admit(request));
 
   // Callback-style hooks: they run on every response, and an async hook costs a promise each.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader(RATE_LIMIT_REMAINING_HEADER)) reply.headers(rateLimitHeaders(gate.rateFor(request)));
-    done(null, payload);
+    const rule = struck.get(request);
+    if (rule?.phase !== 'after' || rule.kind === 'slow' || rule.kind === 'rate_limited') return done(null, payload);
+    // The work is done; what the client hears of it is not.
+    if (rule.kind === 'reset') {
+      request.raw.socket.destroy();
+      return done(null, payload);
+    }
+    if (rule.kind === 'garbage') {
+      reply.type('text/html');
+      return done(null, GARBAGE_BODY);
+    }
+    reply.code(502);
+    done(null, JSON.stringify(errorBody('internal_error', 'Error interno')));
   });
 
   app.addHook('onResponse', (request, reply, done) => {
     deps.requests?.record(gate.guildOf(request));
+    if (reply.statusCode === 429 && !struck.has(request)) faults?.recordOwnRateLimit(gate.guildOf(request));
     if (httpLog.isLevelEnabled('debug')) {
       httpLog.debug(
         {

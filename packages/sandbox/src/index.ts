@@ -7,6 +7,7 @@
  *   await sandbox.close();
  */
 export { startSandbox, DEFAULT_BODY_LIMIT, DEFAULT_DATA_DIR, DEFAULT_PORT, type RunningSandbox, type SandboxOptions } from './server.js';
+export { ApiFaults, API_FAULT_KINDS, GARBAGE_BODY, type ApiFaultKind, type ApiFaultRule, type ApiFaultRuleInput } from './faults.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection-guard.js';
 export { SandboxAdmin, AdminError, DEFAULT_MAX_FEEDS_PER_SERVER, type GenerateKeyOptions, type KeyDescription, type NewPost } from './admin.js';
 export { DEMO_CHANNEL_IDS, DEMO_FREE_GUILD_ID, DEMO_GUILD_ID, seedDemoData, type SeedResult } from './seed.js';

@@ -16,6 +16,7 @@ import { RequestCount } from './request-count.js';
 import { seedDemoData, type SeedResult } from './seed.js';
 import { Simulator } from './simulator.js';
 import { SandboxStore } from './store.js';
+import { ApiFaults } from './faults.js';
 import { loadTls, type TlsFiles } from './tls.js';
 
 export const DEFAULT_DATA_DIR = 'data/sandbox';
@@ -62,6 +63,8 @@ export interface RunningSandbox {
   /** API requests answered, per server (tests: an action that must cost none). */
   requests: RequestCount;
   seed: SeedResult | undefined;
+  /** Faults a test switches on (faults.ts; none by default), and the sandbox's own 429s. */
+  faults: ApiFaults;
   /** Forget every rate-limit window (tests that need a fresh budget). */
   resetRateLimits(): void;
   close(): Promise<void>;
@@ -104,8 +107,10 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
 
     let url = '';
     const requests = new RequestCount();
+    const faults = new ApiFaults();
     const app = await buildApp({
       requests,
+      faults,
       store,
       limiter,
       clock,
@@ -138,6 +143,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       caPem: tls.caPem,
       admin,
       requests,
+      faults,
       seed,
       resetRateLimits: () => limiter.reset(),
       close: () => (closed ??= closeAll()),

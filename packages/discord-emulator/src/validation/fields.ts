@@ -5,7 +5,7 @@
  * have to look like Discord's.
  *
  * Sources: discord-api-docs (message, embed, component, modal, application command limits) and
- * /work/shared/discord-facts.md.
+ * `discord-facts.md` of the shared spec.
  */
 import type { FormErrors, PathSegment } from '../errors.js';
 
