@@ -40,7 +40,7 @@ export default defineConfig({
     // Tests start real servers on 127.0.0.1; forks keep each file's sockets and timers apart.
     pool: 'forks',
     // At least two files at a time. Vitest's default, one worker fewer than the cores, is a single
-    // worker on a two-core machine (CI): the suite then ran one file at a time, and most files spend
+    // worker on a two-core machine (CI): the suite would run one file at a time, and most files spend
     // their time waiting on child processes, sockets and timers, not on the CPU. Files take free
     // ports and their own temp folders, and dist/ builds take turns (test/helpers/build.ts).
     maxWorkers: Math.max(2, availableParallelism() - 1),

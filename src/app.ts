@@ -135,7 +135,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     databaseUrl: config.DATABASE_URL,
     secret: config.KEY_ENCRYPTION_SECRET,
     previousSecrets: config.KEY_ENCRYPTION_SECRET_PREVIOUS ? [config.KEY_ENCRYPTION_SECRET_PREVIOUS] : [],
-    // The store binds its own component ('key-store'); a second one here duplicated the field.
+    // The store binds its own component ('key-store'); a second one here would duplicate the field.
     logger,
   }).catch(async (error: unknown) => {
     await abandon();

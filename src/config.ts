@@ -279,7 +279,28 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = ConfigSchema.safeParse(withoutEmpty(env));
+  return parseEnv(ConfigSchema, env);
+}
+
+export interface SecretsFromEnv {
+  secret: Buffer;
+  previousSecrets: Buffer[];
+}
+
+const SecretFields = ConfigFields.pick({ KEY_ENCRYPTION_SECRET: true, KEY_ENCRYPTION_SECRET_PREVIOUS: true });
+
+/**
+ * KEY_ENCRYPTION_SECRET and the optional KEY_ENCRYPTION_SECRET_PREVIOUS (one secret, as the
+ * rotation in README.md and docs/OPERATIONS.md sets it), read by loadConfig's own fields so that
+ * what needs only the secrets accepts exactly what the bot starts with. Throws ConfigError.
+ */
+export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): SecretsFromEnv {
+  const { KEY_ENCRYPTION_SECRET: secret, KEY_ENCRYPTION_SECRET_PREVIOUS: previous } = parseEnv(SecretFields, env);
+  return { secret, previousSecrets: previous === undefined || previous.equals(secret) ? [] : [previous] };
+}
+
+function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = schema.safeParse(withoutEmpty(env));
   if (parsed.success) return parsed.data;
   // Messages are ours (set above), so they never contain the offending value.
   const problems = parsed.error.issues.map((issue) => {

@@ -48,7 +48,7 @@ let endpoint: InteractionsServer | undefined;
 let ops: Pick<Ops, 'markStopping' | 'close'> | undefined;
 let metrics: BotMetrics | undefined;
 // ops/index.ts (prom-client) and http/start.ts are imported only by the configurations that use
-// them: a gateway bot without METRICS_PORT loads neither, which shortened start-up (issue 23).
+// them: a gateway bot without METRICS_PORT loads neither, which shortens its start-up.
 if (managedShard !== undefined) {
   // The manager serves the host's ops listener and asks this process over IPC.
   const { observe } = await import('./ops/index.js');

@@ -1,8 +1,8 @@
 /**
- * Issue 20 #1: an empty variable means unset, for discord.js too. `.env.example` ships
- * `SHARD_COUNT=`; process.loadEnvFile puts it into process.env as '' and discord.js's Client reads
- * process.env.SHARD_COUNT (and SHARDS) itself: Number('') is 0, so the first real start crashed
- * with "The shardCount option must be a number greater than or equal to 1". compose's
+ * An empty variable means unset, for discord.js too. `.env.example` ships `SHARD_COUNT=`;
+ * process.loadEnvFile puts it into process.env as '' and discord.js's Client reads
+ * process.env.SHARD_COUNT (and SHARDS) itself: Number('') is 0, so left there it would crash the
+ * first real start with "The shardCount option must be a number greater than or equal to 1". compose's
  * `env_file: .env` hands the same empty values over in the real environment instead.
  *
  * Here the real bot process (from source) starts in a folder whose `.env` holds the empty lines,

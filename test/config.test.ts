@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, applicationIdFromToken, loadConfig, tokenRefusal } from '../src/config.js';
+import { ConfigError, applicationIdFromToken, loadConfig, secretsFromEnv, tokenRefusal } from '../src/config.js';
 
 const SECRET = Buffer.alloc(32, 1).toString('base64');
 const valid = {
@@ -105,5 +105,47 @@ describe('configuration: every problem is one clear start-up message', () => {
     expect(tokenRefusal({ code: 'TokenInvalid' })).toMatch(/DISCORD_TOKEN/);
     expect(tokenRefusal({ status: 500 })).toBeUndefined();
     expect(tokenRefusal(undefined)).toBeUndefined();
+  });
+});
+
+describe('secretsFromEnv: the secrets alone, read as loadConfig reads them', () => {
+  const current = Buffer.alloc(32, 3);
+  const previous = Buffer.alloc(32, 4);
+
+  it('reads the current secret and the previous one, dropping a previous equal to the current', () => {
+    const env = { KEY_ENCRYPTION_SECRET: current.toString('base64'), KEY_ENCRYPTION_SECRET_PREVIOUS: ` ${previous.toString('base64')}\n` };
+    expect(secretsFromEnv(env)).toEqual({ secret: current, previousSecrets: [previous] });
+    expect(secretsFromEnv({ ...env, KEY_ENCRYPTION_SECRET_PREVIOUS: current.toString('base64') }).previousSecrets).toEqual([]);
+    expect(secretsFromEnv({ ...env, KEY_ENCRYPTION_SECRET_PREVIOUS: '  ' }).previousSecrets).toEqual([]);
+  });
+
+  it.each([
+    ['one previous secret', true, { KEY_ENCRYPTION_SECRET_PREVIOUS: previous.toString('base64') }],
+    // README.md, docs/OPERATIONS.md and .env.example set one previous secret during a rotation.
+    ['a comma-separated list of previous secrets', false, { KEY_ENCRYPTION_SECRET_PREVIOUS: `${previous.toString('base64')},${Buffer.alloc(32, 5).toString('base64')}` }],
+    ['a base64url secret', false, { KEY_ENCRYPTION_SECRET: Buffer.alloc(32, 0xfb).toString('base64url') }],
+    ['a previous secret of the wrong size', false, { KEY_ENCRYPTION_SECRET_PREVIOUS: Buffer.alloc(16, 4).toString('base64') }],
+    ['no secret', false, { KEY_ENCRYPTION_SECRET: '' }],
+  ])('%s: accepted (%s) or refused exactly as the bot does at start-up', (_label, accepted, change) => {
+    const env = { ...valid, ...change };
+    const bot = (() => {
+      try {
+        const config = loadConfig(env);
+        return { secret: config.KEY_ENCRYPTION_SECRET, previousSecrets: config.KEY_ENCRYPTION_SECRET_PREVIOUS ? [config.KEY_ENCRYPTION_SECRET_PREVIOUS] : [] };
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems;
+      }
+    })();
+    const alone = (() => {
+      try {
+        return secretsFromEnv(env);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as ConfigError).problems;
+      }
+    })();
+    expect(alone).toEqual(bot);
+    expect(Array.isArray(alone)).toBe(!accepted);
   });
 });

@@ -27,7 +27,7 @@ const data = localize(new SlashCommandBuilder().setName('feed'), { description: 
 export function createFeedCommand(): CommandModule {
   const deletion = del.createDeleteFeature();
   const imports = importing.createImportFeature();
-  // Issue 21 panel: the list's filters, the feed card's selects and buttons.
+  // The list panel: the list's filters, the feed card's selects and buttons.
   const cards = createCardFeature();
   const panelSelects = [list.channelFilterSelect, list.stateFilterSelect];
   return {
@@ -35,7 +35,7 @@ export function createFeedCommand(): CommandModule {
     subcommands: { list: list.subcommand, create: create.subcommand, delete: deletion.subcommand, posts: posts.subcommand, export: exporting.subcommand, import: imports.subcommand },
     autocomplete,
     buttons: [list.pageButton, deletion.confirmButton, deletion.bulkConfirmButton, posts.pageButton, imports.confirmButton, deletion.pickerPageButton, ...cards.buttons],
-    // Issue 21 forms: /feed delete's picker and /feed create's form.
+    // The forms: /feed delete's picker and /feed create's form.
     selects: [deletion.pickerSelect, ...panelSelects, ...cards.selects],
     modals: [create.formModal],
     dispose() {

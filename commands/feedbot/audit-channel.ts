@@ -79,7 +79,7 @@ const status: SlashDeclaration = {
     const settings = await ctx.services.settings.get(guildId);
     const failure = settings.auditFailure && !settings.auditFailure.reported ? settings.auditFailure : undefined;
     const embed = auditStatusEmbed(ctx.t, settings.auditChannelId, failure);
-    // Issue 22: when the health checks last ran, what they found, when the next is due.
+    // When the health checks last ran, what they found, when the next is due.
     const checks = settings.auditChannelId ? await sweepStatusField(ctx) : undefined;
     await ctx.respond.send({ embeds: [checks ? { ...embed, fields: [...(embed.fields ?? []), checks] } : embed] });
     // Reported once: marked after the answer went out, unless a newer failure replaced it meanwhile.

@@ -11,7 +11,6 @@ import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
 import * as health from './health.js';
 import * as settings from './settings.js';
-// Issue 22 (3): the weekly digest.
 import * as digest from './digest.js';
 import * as forget from './forget.js';
 

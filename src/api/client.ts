@@ -1,7 +1,7 @@
 /**
- * The bot's client for the feed REST API (@feedbot/feed-api-contract, /work/shared/spec/feed-api.md):
- * one method per route, checking its input and keeping the per-guild GET /feeds cache (for
- * autocomplete) in step with creates and deletes. Sending — rate gate, retries, deadline,
+ * The bot's client for the feed REST API (@feedbot/feed-api-contract; `spec/feed-api.md` of the
+ * shared spec): one method per route, checking its input and keeping the per-guild GET /feeds
+ * cache (for autocomplete) in step with creates and deletes. Sending — rate gate, retries, deadline,
  * response validation, sharing of identical GETs, errors, response events — is the request
  * layer's job (request.ts); probing a key is key-probe.ts's.
  */

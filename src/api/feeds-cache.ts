@@ -10,8 +10,8 @@
  * Lookups are reported to `onLookup` listeners (hit or miss, and for which use), for metrics.
  *
  * `FeedsCache` keeps the entries in this process (one replica, the default); with REDIS_URL the
- * replicas share them (shared/redis-feeds-cache.ts), and a replica that misses while another is
- * fetching the same guild's list waits for that fill instead of sending its own request.
+ * replicas share them (src/replicas/redis-feeds-cache.ts), and a replica that misses while another
+ * is fetching the same guild's list waits for that fill instead of sending its own request.
  */
 import type { FeedListResponse } from '@feedbot/feed-api-contract';
 import { Observers, type Listener } from '../observers.js';

@@ -1,8 +1,8 @@
 /**
  * The per-key rate gate as the request layer sees it, whatever holds its state: this process
  * (MemoryRateGate, rate-gate.ts, the default, whose header explains the rules) or a Redis server
- * every replica shares (shared/redis-rate-gate.ts, the same rules in Lua). Every method is async
- * because the shared one asks Redis; none of them rejects.
+ * every replica shares (src/replicas/redis-rate-gate.ts, the same rules in Lua). Every method is
+ * async because the shared one asks Redis; none of them rejects.
  */
 import { RATE_LIMIT_WINDOW_MS } from '@feedbot/feed-api-contract';
 import { parseReset, parseRetryAfter, type HeaderBag } from './rate-headers.js';

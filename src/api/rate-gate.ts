@@ -37,7 +37,7 @@
  * Memory is bounded: idle keys are evicted oldest-first beyond `maxKeys`.
  *
  * This class keeps the state in this process (one replica, the default); with REDIS_URL the
- * replicas share it instead (shared/redis-rate-gate.ts: the same rules, as Lua scripts).
+ * replicas share it instead (src/replicas/redis-rate-gate.ts: the same rules, as Lua scripts).
  */
 import {
   FIRST_USE_BURST,

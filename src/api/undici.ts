@@ -1,7 +1,7 @@
 /**
  * feedbot's own undici, loaded at its first use (the first feed API request, an import file's
  * download, FEED_API_CA_FILE's agent) instead of at start-up: discord.js brings its own copy, and
- * this one is 110 more modules, about 25 ms of a Node 20 start before READY (issue 23).
+ * this one is 110 more modules, about 25 ms of a Node 20 start before READY.
  */
 import type * as undici from 'undici';
 

@@ -45,7 +45,7 @@ function eventEmbed(t: Translator, event: AuditEvent): APIEmbed {
       return channelDeletedEmbed(t, event.channelId, event.channelName, event.feeds);
     case 'guildForgotten':
       return { title: t('forget.audit.title'), color: Colors.danger, description: t('forget.audit.description'), fields: [byField(t, event.actor)] };
-    // Found by the health sweeps and the weekly digest (issue 22): rendered in src/health/sweep/render.ts.
+    // Found by the health sweeps and the weekly digest: rendered in src/health/sweep/render.ts.
     case 'keyScopeMissing':
     case 'feedInactive':
     case 'feedActiveAgain':

@@ -124,8 +124,8 @@ export class ChannelDirectory {
 
   /**
    * Lists older than `ttlMs` are never used again (names() and channelTypes() fetch anew), nor
-   * failures older than `retryAfterFailureMs`: they used to stay until `maxGuilds` newer ones
-   * pushed them out, up to 1,000 guilds' channel lists for good (issue 23, memory per server).
+   * failures older than `retryAfterFailureMs`: left until `maxGuilds` newer ones pushed them out,
+   * they would hold up to 1,000 guilds' channel lists for good (memory per server).
    * Both maps are in time order (each write deletes, then sets), so the expired are at the front.
    */
   private dropExpired(): void {

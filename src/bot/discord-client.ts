@@ -39,7 +39,7 @@ type CacheLimits = CacheWithLimitsOptions & Partial<Record<Unlisted, number>>;
  * Caches the bot never reads are limited to 0; the bot's own member and user are kept. Every
  * CachedManager of discord.js is named (a class missing here gets a full Collection: the guild's
  * GuildApplicationCommandManager and GuildSoundboardSoundManager, which match neither by their
- * own name nor by a base class's, held two per guild until issue 23). Kept in full, because the
+ * own name nor by a base class's, and would hold two per guild). Kept in full, because the
  * bot reads them and discord.js does not support limiting them: guilds, channels (names, types),
  * roles and permission overwrites (the audit channel's permission check).
  */

@@ -1,6 +1,6 @@
 /**
  * Holds what a discord.js client emits until the bot's listeners are attached, then emits it in
- * the order it came. It lets login run while the key and settings stores open (start-up, issue 23)
+ * the order it came. It lets login run while the key and settings stores open (a shorter start-up)
  * without an interaction, a deleted channel or the ready event reaching a client that nobody
  * listens to yet. discord.js does not listen to its own client's events while it logs in, so
  * nothing inside it waits on what is held.

@@ -1,12 +1,12 @@
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
-import * as forms from './features/forms.js';
+import * as createDeleteSettings from './features/create-delete-settings.js';
 import * as forget from './features/forget.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as sweeps from './features/sweeps.js';
 import * as transfer from './features/transfer.js';
-import * as panel from './features/panel.js';
+import * as feedPanelAndCard from './features/feed-panel-and-card.js';
 
 /**
  * English catalogue: the reference. Every string a user sees lives here and in es.ts (same keys,
@@ -193,8 +193,8 @@ export const en = {
   ...managers.en,
   ...health.en,
   ...transfer.en,
-  ...panel.en,
-  ...forms.en,
+  ...feedPanelAndCard.en,
+  ...createDeleteSettings.en,
   ...sweeps.en,
   ...forget.en,
 } as const;

@@ -1,13 +1,13 @@
 import type { MessageKey } from './en.js';
 import * as audit from './features/audit.js';
 import * as feedbot from './features/feedbot.js';
-import * as forms from './features/forms.js';
+import * as createDeleteSettings from './features/create-delete-settings.js';
 import * as forget from './features/forget.js';
 import * as health from './features/health.js';
 import * as managers from './features/managers.js';
 import * as sweeps from './features/sweeps.js';
 import * as transfer from './features/transfer.js';
-import * as panel from './features/panel.js';
+import * as feedPanelAndCard from './features/feed-panel-and-card.js';
 
 /** Spanish catalogue (es-ES and es-419). Same keys as en.ts; the type makes a missing key a compile error. */
 export const es: Record<MessageKey, string> = {
@@ -185,8 +185,8 @@ export const es: Record<MessageKey, string> = {
   ...managers.es,
   ...health.es,
   ...transfer.es,
-  ...panel.es,
-  ...forms.es,
+  ...feedPanelAndCard.es,
+  ...createDeleteSettings.es,
   ...sweeps.es,
   ...forget.es,
 };

@@ -32,7 +32,7 @@ export interface KeyBackend {
   /**
    * The same entries, at most `size` per page, each page read only when the caller asks for it:
    * a caller that only counts (the start-up audit) holds one page instead of the namespace, whose
-   * native memory stayed resident after the pass (issue 23, HTTP-mode RSS per stored key).
+   * native memory would stay resident after the pass (HTTP-mode RSS per stored key).
    */
   entryPages(size: number): AsyncGenerator<RawEntry[]>;
   readEntry(guildId: string): Promise<RawEntry | undefined>;

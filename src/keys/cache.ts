@@ -19,9 +19,9 @@ export const copyKey = (key: StoredKey): StoredKey => ({
 export class TtlCache<V> {
   private readonly entries = new Map<string, CacheEntry<V>>();
   /**
-   * An expired entry used to stay until it was read again or pushed out by `size` newer ones: a
-   * burst of guilds left up to `size` values in memory for good (issue 23, memory per server).
-   * Writes now drop every expired entry, at most once per `ttlMs` (one pass over at most `size`).
+   * Writes drop every expired entry, at most once per `ttlMs` (one pass over at most `size`): an
+   * expired entry left until it is read again or pushed out by `size` newer ones would keep a
+   * burst of guilds' values, up to `size`, in memory for good (memory per server).
    */
   private nextSweepAt = 0;
 

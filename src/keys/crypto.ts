@@ -62,8 +62,8 @@ export function secretKid(secret: Buffer): string {
 
 /**
  * IVs are cut from a pool of CSPRNG bytes refilled every IV_POOL_BYTES / 12 writes: one
- * randomBytes(12) per write was 2 µs, a quarter of what sealing a record costs (issue 23, profile
- * of KeyStore.set). Each IV is still 96 fresh random bits used once: a slice is handed out once and
+ * randomBytes(12) per write costs 2 µs, a quarter of what sealing a record costs (profile of
+ * KeyStore.set). Each IV is still 96 fresh random bits used once: a slice is handed out once and
  * the pool is only overwritten, by a new draw, after every slice of it has been handed out, and
  * every use is synchronous (sealKeyRecord encodes the IV before returning).
  */

@@ -3,8 +3,8 @@
  * `sqlite:///absolute.sqlite`, a plain path, and `sqlite://:memory:` (tests).
  *
  * A plain path that starts like a URL with its `://` mistyped (`redis//host`, `postgres:/host`,
- * `sqlite:file`) is refused: it used to become a SQLite file such as `./redis/host`, and the bot
- * then ran on an empty local store instead of the server the operator meant.
+ * `sqlite:file`) is refused: taken as a path it would become a SQLite file such as `./redis/host`,
+ * and the bot would run on an empty local store instead of the server the operator meant.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';

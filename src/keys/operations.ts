@@ -22,8 +22,8 @@ export const operationObservers = (): Observers<KeyStoreOperation> => new Observ
 
 /**
  * Runs `run` and reports how it ended; its result or error passes through untouched. Without
- * listeners, `run`'s own promise is handed back: wrapping it in another async function cost two
- * microtask turns per key-store call (issue 23). With tracing on, the operation is a span.
+ * listeners, `run`'s own promise is handed back: wrapping it in another async function would cost
+ * two microtask turns per key-store call. With tracing on, the operation is a span.
  */
 export function observed<T>(observers: Observers<KeyStoreOperation>, op: KeyStoreOp, run: (span: TraceSpan) => Promise<T>): Promise<T> {
   const t = tracer();

@@ -44,7 +44,7 @@ const MAX_FIELD_CHARS = 8192;
 /**
  * Base64 in groups of four, padding only at the end of the last group. Written as a plain scan
  * plus a length check: the same strings as `^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`
- * (test/keys/schema-base64.test.ts), whose groups were 12 % of a KeyStore.get's CPU (issue 23).
+ * (test/keys/schema-base64.test.ts), whose groups cost 12 % of a KeyStore.get's CPU.
  */
 const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
 const isCanonicalBase64 = (value: string): boolean => value.length % 4 === 0 && BASE64_CHARS.test(value);

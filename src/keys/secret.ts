@@ -55,27 +55,3 @@ export function assertSecret(secret: unknown, what = 'secret'): asserts secret i
     throw new TypeError(`${what} must be a ${SECRET_BYTES}-byte Buffer (use parseSecret)`);
   }
 }
-
-export interface SecretsFromEnv {
-  secret: Buffer;
-  previousSecrets: Buffer[];
-}
-
-/**
- * KEY_ENCRYPTION_SECRET, plus KEY_ENCRYPTION_SECRET_PREVIOUS (optional, comma-separated) so the bot
- * can keep reading records still encrypted under an old secret while a rotation is in progress.
- */
-export function secretsFromEnv(env: NodeJS.ProcessEnv = process.env): SecretsFromEnv {
-  const current = env.KEY_ENCRYPTION_SECRET;
-  if (current === undefined || current.trim() === '') {
-    throw new SecretFormatError('KEY_ENCRYPTION_SECRET is not set; generate one with `npm run secret`');
-  }
-  const secret = parseSecret(current, 'KEY_ENCRYPTION_SECRET');
-  const previousSecrets = (env.KEY_ENCRYPTION_SECRET_PREVIOUS ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0)
-    .map((part, index) => parseSecret(part, `KEY_ENCRYPTION_SECRET_PREVIOUS[${index}]`))
-    .filter((previous) => !previous.equals(secret));
-  return { secret, previousSecrets };
-}

@@ -145,8 +145,8 @@ export class KeyStore {
 
   /**
    * Counts records by which configured secret they need, without decrypting them. Reads them a
-   * page at a time: all at once, the pass's native memory stayed resident in every process that
-   * opened the store, about 1.8 KB per stored key (issue 23, bench/lib/key-store-audit-memory.ts).
+   * page at a time: all at once, the pass's native memory would stay resident in every process
+   * that opened the store, about 1.8 KB per stored key (bench/lib/key-store-audit-memory.ts).
    * Guild ids are listed sorted, whatever order the backend pages in.
    */
   async audit(): Promise<KeyStoreAudit> {
@@ -181,8 +181,8 @@ export class KeyStore {
    * The guild's key, or undefined if none is stored. Throws KeyStoreError ('unreadable', with
    * `reason`) when a record exists but cannot be decrypted or validated, ('storage') when SQLite fails.
    */
-  // Not `async` itself (nor set): returning observed()'s promise from an async function cost
-  // extra microtask turns per call (issue 23).
+  // Not `async` itself (nor set): returning observed()'s promise from an async function would
+  // cost extra microtask turns per call.
   get(guildId: string): Promise<StoredKey | undefined> {
     return observed(this.operations, 'get', async (span) => {
       this.assertOpen();
@@ -240,9 +240,9 @@ export class KeyStore {
         }
         if (ok !== true) throw new KeyStoreError('storage', `storing the key of guild ${id} was not confirmed`, { guildId: id });
         this.writes.put(id, value);
-        // Not awaited (guild-writes.ts): a write and its announcement in one statement was tried
-        // (issue 23) and made the caller wait for the NOTIFY's commit: 0.52× the raw adapter's
-        // median set on PostgreSQL against 0.68× with the announcement sent after.
+        // Not awaited (guild-writes.ts): a write and its announcement in one statement make the
+        // caller wait for the NOTIFY's commit: 0.52× the raw adapter's median set on PostgreSQL
+        // against 0.68× with the announcement sent after.
         this.writes.announce(id);
         this.logger.info({ guildId: id, kid: record.kid }, 'api key stored');
       });

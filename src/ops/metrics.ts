@@ -322,7 +322,7 @@ export class BotMetrics {
     this.guildsForgotten.inc({ reason: e.reason === 'command' ? 'command' : 'removed' });
   };
 
-  // Issue 22 (1-3): the health sweeps' reports (src/health/sweep/events.ts).
+  // The health sweeps' reports (src/health/sweep/events.ts).
   readonly onSweepReport: SweepReportListener = (r) => {
     if (r.type === 'sweep') this.healthSweeps.inc({ result: r.result });
     else if (r.type === 'change') {

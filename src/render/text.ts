@@ -5,7 +5,7 @@
 import type { APIEmbed } from 'discord.js';
 
 // Built by the first text that needs cutting: a grapheme segmenter loads ICU's break-iterator
-// data, about 7 ms that every start paid at import (issue 23).
+// data, about 7 ms that every start would pay if it were built at import.
 let segmenter: Intl.Segmenter | undefined;
 
 /** Cut `text` to at most `max` UTF-16 units (Discord counts those), adding an ellipsis when cut. */

@@ -1,8 +1,9 @@
 /**
  * The rate gate's tests, once per implementation: `describeGates('…', (b) => …)` runs the body
  * against the in-memory gate and against the Redis one (a real server, shared-redis.ts). The
- * body makes gates with `b.make(clock.now)` and, where it used to let promise reactions run,
- * calls `b.settle()`, which for Redis also waits until no script is out.
+ * body makes gates with `b.make(clock.now)` and, where it needs the gate's work to be done (promise
+ * reactions for the in-memory gate), calls `b.settle()`, which for Redis also waits until no
+ * script is out.
  */
 import { afterAll, beforeAll } from 'vitest';
 import type { RateGate } from '../../src/api/gate.js';

@@ -1,5 +1,5 @@
 /**
- * Issue 20 #5: REDIS_URL unreachable or refusing the password when the replica starts. The README
+ * REDIS_URL unreachable or refusing the password when the replica starts. The README
  * promises "Redis down: each replica carries on alone": at start-up as well, so opening the shared
  * state never fails; the replica gates and caches on its own, confirmations ask to try again, and
  * the link keeps connecting in the background until the replicas share again. Real redis-server
@@ -24,7 +24,7 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
   throw new Error(`${what}: not within ${timeoutMs} ms`);
 }
 
-describe.skipIf(redisMissing !== undefined)('shared state when Redis is down at start-up (issue 20 #5)', () => {
+describe.skipIf(redisMissing !== undefined)('shared state when Redis is down at start-up', () => {
   const servers: LocalServer[] = [];
   const states: RedisSharedState[] = [];
   afterEach(async () => {

@@ -56,7 +56,7 @@ describe.skipIf(redisMissing !== undefined)('createBot with REDIS_URL', () => {
     }
   });
 
-  it('a Redis that cannot be reached does not stop start-up: the replica carries on alone (issue 20 #5)', async () => {
+  it('a Redis that cannot be reached does not stop start-up: the replica carries on alone', async () => {
     const server = await redis.startServer();
     const url = await server.newDatabase();
     await server.stop();

@@ -1,5 +1,5 @@
 /**
- * discord.js's caches hold only what feedbot reads (issue 23: memory per server). A real client
+ * discord.js's caches hold only what feedbot reads (memory per server). A real client
  * from src/bot/discord-client.ts logs in to the Discord emulator; what the emulator cannot send
  * (emoji, stickers, voice states, soundboard sounds, threads, members joining) goes through
  * discord.js's own packet handler (`client.ws.handlePacket`), as if the gateway had sent it.

@@ -1,5 +1,5 @@
 /**
- * The feed card (issue 21): private, one embed (account linked to its profile, channel, state,
+ * The feed card: private, one embed (account linked to its profile, channel, state,
  * kinds, filters, health, latest post with its image) with Posts and Delete; reached from the
  * list's "Manage a feed…" and from /feed posts. Delete asks today's confirmation with today's
  * checks, and deletes exactly that feed.

@@ -28,7 +28,7 @@ describe('/feed list', () => {
                 name: '#1 · @nasa',
                 value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filters\nLatest post: <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
               },
-              // The paused feed is marked (health warnings, issue 13).
+              // The paused feed is marked (health warnings).
               { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filters\nLatest post: none yet\n⏸️ Not active' },
             ],
           },

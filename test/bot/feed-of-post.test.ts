@@ -1,5 +1,5 @@
 /**
- * The message command "Feed of this post" (issue 21): the card of the feed that forwarded a post,
+ * The message command "Feed of this post": the card of the feed that forwarded a post,
  * found from the message's channel and the post link it holds (content, embeds, link buttons)
  * against the latest posts of that channel's feeds, at most 5 feeds read; several → a select;
  * none → a private answer.

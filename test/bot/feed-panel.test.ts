@@ -1,5 +1,5 @@
 /**
- * /feed list as a panel (issue 21): under the embeds, "Manage a feed…", a channel select, a state
+ * /feed list as a panel: under the embeds, "Manage a feed…", a channel select, a state
  * select, Problems only and Previous/Next, at most five rows; filters and pages edit the same
  * message (type 7) from the feed list cache, with no request to the feed API; only the invoker
  * may filter or page the public message.

@@ -1,6 +1,6 @@
 /**
  * /feedbot digest set|off|status|preview, and the health-check field of /feedbot audit-channel
- * status (issue 22), with the sweeps attached to the harness's services as app.ts attaches them:
+ * status, with the sweeps attached to the harness's services as app.ts attaches them:
  * the hour comes back as a Discord timestamp, Manage Server only, answered privately, en and es.
  * Both transports (this file runs in both projects). The clock is fake.
  */

@@ -1,5 +1,5 @@
 /**
- * What the forms' tests share (issue 21): the emulator's own validators applied to what the bot
+ * What the forms' tests share: the emulator's own validators applied to what the bot
  * sent, so a modal or a message Discord would refuse fails the unit test too, and the component
  * count of a message.
  */

@@ -1,5 +1,5 @@
 /**
- * End to end, issue 13: the audit channel, a channel deleted in Discord, and feed managers — the
+ * End to end: the audit channel, a channel deleted in Discord, and feed managers — the
  * real bot process against the Discord emulator and the HTTPS sandbox, over the gateway and over
  * HTTP interactions, in English and in Spanish (each language in a guild of its own, the users'
  * locale es-ES for the Spanish run). Every check reads what Discord (the emulator) received and
@@ -15,7 +15,7 @@ import { CREW_USER_ID, LANGS, StoryStack, TRANSPORTS, inEachLanguage, storyGuild
 const titles = (embeds: APIEmbed[]) => embeds.map((e) => e.title);
 const show = (embed: APIEmbed) => JSON.stringify(embed);
 
-describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed managers [%s]', (transport) => {
+describe.each(TRANSPORTS)('audit channel, deleted channels, feed managers [%s]', (transport) => {
   const guilds = { en: storyGuild(1, 'en', 'Audit story (en)'), es: storyGuild(2, 'es', 'Audit story (es)') };
   /**
    * The deleted-channel story has guilds of its own: in HTTP mode the bot reuses a channel list it
@@ -128,7 +128,7 @@ describe.each(TRANSPORTS)('issue 13: audit channel, deleted channels, feed manag
       const [channel, w] = [transport === 'gateway' ? '#doomed' : d.channels.doomed, t];
       expect(warning.title).toBe(w('audit.channelDeleted.title', { channel }));
       for (const id of gone) expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.id.name')}:${id}\``);
-      // As the reader's client shows the boolean: problemas:True, problemas:Verdadero (#19).
+      // As the reader's client shows the boolean: problemas:True, problemas:Verdadero.
       expect(warning.description).toContain(`\`/feed ${w('cmd.feed.delete.name')} ${w('opt.problemas.name')}:${w('audit.option.true')}\``);
       expect(warning.description).not.toContain(`:${healthy}\``);
 

@@ -1,5 +1,5 @@
 /**
- * End to end, issue 22 (4): forgetting servers — the real bot process against the Discord
+ * End to end, forgetting servers — the real bot process against the Discord
  * emulator and the HTTPS sandbox. Over the gateway, the bot removed from a server (GUILD_DELETE
  * without `unavailable`) loses that server's data at once with GUILD_DATA_RETENTION_HOURS=0, and
  * keeps it when added back within a retention of an hour; in HTTP mode (no gateway) the
@@ -68,7 +68,7 @@ async function keyAndSettings(s: StoryStack, g: StoryGuild): Promise<void> {
 
 const dataDir = (s: StoryStack) => dirs.get(s)!;
 
-describe('issue 22: the bot removed from a server, over the gateway, GUILD_DATA_RETENTION_HOURS=0', () => {
+describe('forgetting: the bot removed from a server, over the gateway, GUILD_DATA_RETENTION_HOURS=0', () => {
   const gone = storyGuild(1, 'en', 'Removed (en)');
   const forgetting = { en: storyGuild(2, 'en', 'Forget (en)'), es: storyGuild(3, 'es', 'Forget (es)') };
   let s: StoryStack;
@@ -112,7 +112,7 @@ describe('issue 22: the bot removed from a server, over the gateway, GUILD_DATA_
     }));
 });
 
-describe('issue 22: removed and added back within GUILD_DATA_RETENTION_HOURS=1, over the gateway', () => {
+describe('forgetting: removed and added back within GUILD_DATA_RETENTION_HOURS=1, over the gateway', () => {
   const g = storyGuild(4, 'es', 'Back (es)');
   let s: StoryStack;
 
@@ -136,7 +136,7 @@ describe('issue 22: removed and added back within GUILD_DATA_RETENTION_HOURS=1, 
   });
 });
 
-describe('issue 22: HTTP mode finds the removal through GET /users/@me/guilds (GUILD_RECONCILE_SECONDS=5)', () => {
+describe('forgetting: HTTP mode finds the removal through GET /users/@me/guilds (GUILD_RECONCILE_SECONDS=5)', () => {
   const g = storyGuild(5, 'en', 'Reconciled (en)');
   const stays = storyGuild(6, 'es', 'Stays (es)');
   let s: StoryStack;

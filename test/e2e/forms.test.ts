@@ -1,7 +1,8 @@
 /**
- * End to end (issue 21, items 4–6): the real bot process against the Discord emulator (which
- * validates every message, callback and modal as Discord does) and the HTTPS sandbox, over the
- * gateway and over HTTP, in English and Spanish, each language in guilds of its own:
+ * End to end, the forms that replace typed options: the real bot process against the Discord
+ * emulator (which validates every message, callback and modal as Discord does) and the HTTPS
+ * sandbox, over the gateway and over HTTP, in English and Spanish, each language in guilds of its
+ * own:
  *  - /feed create without options opens its form; a bad account is refused; the form creates.
  *  - /feed delete without an option: 30 feeds → a picker of 2 pages; Next in place; 2 chosen →
  *    the confirmation → exactly those 2 deleted.
@@ -21,7 +22,7 @@ const selectOf = (m: APIMessage, type: number): Component => {
   return found;
 };
 
-describe.each(TRANSPORTS)('issue 21: forms instead of typed options [%s]', (transport) => {
+describe.each(TRANSPORTS)('forms instead of typed options [%s]', (transport) => {
   const guild = (n: number, lang: Lang, name: string) => storyGuild(60 + n * 2 + (lang === 'es' ? 1 : 0), lang, `${name} (${lang})`);
   const byStory = (lang: Lang) => ({ create: guild(0, lang, 'Create form'), pick: guild(1, lang, 'Delete picker'), settings: guild(2, lang, 'Settings panel') });
   const guilds = { en: byStory('en'), es: byStory('es') };

@@ -1,14 +1,14 @@
 /**
- * Issue 20 #3 and #4 with the real bot (`npm start`, INTERACTIONS_MODE=http, METRICS_PORT) against
- * the emulator and the sandbox.
+ * The listeners of the real bot (`npm start`, INTERACTIONS_MODE=http, METRICS_PORT) against the
+ * emulator and the sandbox.
  *
- * #3: a request line no URL parser accepts, on the ops port or on POST /interactions's PORT, got
- * no answer (the socket held until Node's 408 after ~39 s) and an error line with a stack each
- * time. Now: 400 at once, nothing above debug.
- * #4: SIGTERM never finished while a client dribbled a chunked body, and the orchestrator's
- * SIGKILL then killed the interactions in flight. Now the drain is bounded: the process exits
- * within ~10 s (a 5 s grace period answering as usual, then at most 5 s of drain), and an
- * interaction in flight (its feed API call made slow) still gets its answer.
+ * A request line no URL parser accepts, on the ops port or on POST /interactions's PORT, gets 400
+ * at once and nothing above debug, not a socket held until Node's 408 (~39 s) with an error line
+ * and a stack each time.
+ * SIGTERM while a client dribbles a chunked body: the drain is bounded, or the orchestrator's
+ * SIGKILL would kill the interactions in flight. The process exits within ~10 s (a 5 s grace
+ * period answering as usual, then at most 5 s of drain), and an interaction in flight (its feed
+ * API call made slow) still gets its answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,10 +1,9 @@
 /**
- * Issue 20 #2, with real processes: `npm run start:sharded` (the manager and one process per
- * shard) against the emulator. A request line no URL parser accepts, sent to the manager's ops
- * port, killed the manager (an uncaught exception); and a manager that died, however, left its
- * shard processes running, re-parented to PID 1 and still connected to Discord. Now the manager
- * answers 400 and stays up, and when it dies anyway (SIGKILL, or a crash) its shard processes
- * exit within a bounded time.
+ * The shard manager's death, with real processes: `npm run start:sharded` (the manager and one
+ * process per shard) against the emulator. A request line no URL parser accepts, sent to the
+ * manager's ops port, gets 400 and the manager stays up (an uncaught exception would kill it);
+ * and when the manager dies anyway (SIGKILL, or a crash) its shard processes exit within a
+ * bounded time instead of running on, re-parented to PID 1 and still connected to Discord.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

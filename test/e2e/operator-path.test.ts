@@ -6,7 +6,8 @@
  * runs: the compiled deploy-commands and the compiled bot (`npm start` is `node
  * --enable-source-maps dist/src/index.js`) from that folder with no other environment than PATH
  * and HOME. The bot must reach the emulator and answer commands. Every other value comes from
- * the shipped file, empty lines included (an empty SHARD_COUNT= once crashed discord.js here).
+ * the shipped file, empty lines included (left as '', SHARD_COUNT= would be 0 shards to
+ * discord.js, which refuses to start).
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,8 @@
 /**
- * End to end (issue 21, items 1–3): the real bot process against the Discord emulator (which
- * validates every message, callback and select as Discord does) and the HTTPS sandbox, over the
- * gateway and over HTTP, in English and Spanish, each language in guilds of its own:
+ * End to end, the feed panel, the card and Feed of this post: the real bot process against the
+ * Discord emulator (which validates every message, callback and select as Discord does) and the
+ * HTTPS sandbox, over the gateway and over HTTP, in English and Spanish, each language in guilds
+ * of its own:
  *  - /feed list is a panel: the channel select, the state select, Problems only and Next edit the
  *    same message (callback type 7) and cost no feed API request (the sandbox's own count).
  *  - "Manage a feed…" → the private card → its Delete → the confirmation → exactly that feed deleted.
@@ -26,7 +27,7 @@ const components = (m: APIMessage): Component[] => (m.components ?? []).flatMap(
 /** The feed ids a list page shows (its fields are `#id · @account`). */
 const shownIds = (m: APIMessage): number[] => (m.embeds[0]?.fields ?? []).map((f) => Number(/^#(\d+)/.exec(f.name)?.[1]));
 
-describe.each(TRANSPORTS)('issue 21: the feed panel, the card and Feed of this post [%s]', (transport) => {
+describe.each(TRANSPORTS)('the feed panel, the card and Feed of this post [%s]', (transport) => {
   const guild = (n: number, lang: Lang, name: string) => storyGuild(90 + n * 2 + (lang === 'es' ? 1 : 0), lang, `${name} (${lang})`);
   const byStory = (lang: Lang) => ({ filters: guild(0, lang, 'Panel filters'), manage: guild(1, lang, 'Panel manage'), post: guild(2, lang, 'Feed of this post') });
   const guilds = { en: byStory('en'), es: byStory('es') };

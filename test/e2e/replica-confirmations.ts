@@ -1,5 +1,5 @@
 /**
- * Issue 13's confirmations behind stateless replicas (a story of replicas.test.ts): the question
+ * Confirmations behind stateless replicas (a story of replicas.test.ts): the question
  * is answered by one replica and its button pressed on another (nginx's round-robin hands each
  * interaction to the next replica), so what the question remembered must be found there, once.
  * /feed import, a bulk /feed delete, and a single /feed delete whose audit post names the account

@@ -1,5 +1,5 @@
 /**
- * End to end, what stateless replicas behind a load balancer must hold (issue 12): three real bot
+ * End to end, what stateless replicas behind a load balancer must hold: three real bot
  * processes in INTERACTIONS_MODE=http behind a real nginx (round-robin), sharing one PostgreSQL
  * (keys) and one Redis (the per-key rate gate, the replay guard). The emulator POSTs every
  * interaction to nginx, as Discord would to the Interactions Endpoint URL. A confirmation asked on

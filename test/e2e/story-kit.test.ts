@@ -1,9 +1,9 @@
 /**
  * The stories' wait helper (story-kit.ts, messageWhen), against the real Discord emulator and a
  * real discord.js client playing a bot whose batch edits one message twice: a progress edit at
- * once, the report only when the test lets it go. Issue 20 #21: the stories read a batch's last
- * message once the press had settled (100 ms without an edit) and met the progress message on a
- * loaded machine; here the late edit is late on purpose, so the check does not depend on the load.
+ * once, the report only when the test lets it go. A story that read a batch's last message once
+ * the press had settled (100 ms without an edit) would meet the progress message on a loaded
+ * machine; here the late edit is late on purpose, so the check does not depend on the load.
  */
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * End to end, issue 22 (1–3): the health sweeps and the weekly digest with HEALTH_SWEEP_SECONDS=10
+ * End to end: the health sweeps and the weekly digest with HEALTH_SWEEP_SECONDS=10
  * — real bot processes against the Discord emulator and the HTTPS sandbox, in English and in
  * Spanish (each story in guilds of its own, all stories of a stack at once). Nobody runs a command
  * after the change: the sandbox's admin library revokes a key, pauses and resumes a feed, makes a
@@ -101,7 +101,7 @@ async function feedAt(st: SweepStack, g: StoryGuild, cuenta: string): Promise<nu
   return feed.id;
 }
 
-/** Every story of the issue, in both languages at once, in the stack's guilds. */
+/** Every story of this file, in both languages at once, in the stack's guilds. */
 function stories(mode: Mode, guilds: Guilds, stack: () => SweepStack) {
   it(`[${mode}] a revoked key is reported once with no command run, never twice; a server without an audit channel costs no request`, () =>
     inEachLanguage(async (lang) => {
@@ -224,8 +224,8 @@ if (missing) console.warn(missing);
 
 // The three stacks start and run side by side (each one's stories at once too): the file's wall
 // time is about one stack's, a few sweeps, not three.
-describe.concurrent('issue 22: health sweeps, HEALTH_SWEEP_SECONDS=10', () => {
-  describe('issue 22: health sweeps over the gateway, one process', () => {
+describe.concurrent('health sweeps, HEALTH_SWEEP_SECONDS=10', () => {
+  describe('health sweeps over the gateway, one process', () => {
     const guilds = storyGuilds(100);
     let st: SweepStack;
     beforeAll(async () => {
@@ -241,7 +241,7 @@ describe.concurrent('issue 22: health sweeps, HEALTH_SWEEP_SECONDS=10', () => {
     describe.concurrent('stories', () => stories('gateway', guilds, () => st));
   });
 
-  describe('issue 22: health sweeps with two shard processes (start:sharded, SHARD_COUNT=2)', () => {
+  describe('health sweeps with two shard processes (start:sharded, SHARD_COUNT=2)', () => {
     const guilds = storyGuilds(200);
     let st: SweepStack;
     beforeAll(async () => {
@@ -257,7 +257,7 @@ describe.concurrent('issue 22: health sweeps, HEALTH_SWEEP_SECONDS=10', () => {
     describe.concurrent('stories', () => stories('sharded', guilds, () => st));
   });
 
-  describe.skipIf(missing !== undefined)('issue 22: health sweeps on three HTTP replicas behind nginx (PostgreSQL keys, Redis leases)', () => {
+  describe.skipIf(missing !== undefined)('health sweeps on three HTTP replicas behind nginx (PostgreSQL keys, Redis leases)', () => {
     const guilds = storyGuilds(300);
     const servers: LocalServer[] = [];
     let st: SweepStack;

@@ -1,5 +1,5 @@
 /**
- * End to end, issue 13: /feed export and /feed import — the real bot process against the Discord
+ * End to end: /feed export and /feed import — the real bot process against the Discord
  * emulator and the HTTPS sandbox, over the gateway and over HTTP interactions, in English and in
  * Spanish (a guild of its own per language and story). The files travel as Discord carries them:
  * the export's attachment is downloaded from its URL, the import's is uploaded for the command's
@@ -26,7 +26,7 @@ const MAX_FEEDS = 50;
 /** An import's last edit, complete or not: the story then asserts which. */
 const importReport = (t: Translator) => titled(t('import.report.title'), t('import.report.title.incomplete'));
 
-describe.each(TRANSPORTS)('issue 13: export and import [%s]', (transport) => {
+describe.each(TRANSPORTS)('export and import [%s]', (transport) => {
   const guild = (n: number, lang: Lang, name: string) => storyGuild(10 + n * 2 + (lang === 'es' ? 1 : 0), lang, `${name} (${lang})`);
   /** Each story's guild, per language. */
   const byStory = (lang: Lang) => ({

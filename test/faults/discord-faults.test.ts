@@ -124,8 +124,8 @@ describe.concurrent('Discord answers the edit of a deferred reply badly', () => 
 });
 
 describe('the log line of an interaction Discord never let the bot answer', () => {
-  // Formerly a defect: a refused reply (10062, 40060, 5xx, 429 until expiry) was logged like a
-  // handler failure, outcome `error` with a fresh `ref` no user ever saw.
+  // A refused reply (10062, 40060, 5xx, 429 until expiry) is not a handler failure: logged like
+  // one, outcome `error`, it would carry a fresh `ref` no user ever saw.
   describe.each(DISCORD_FAULTS.filter((x) => x.on === 'callback' && !x.delivered))('$id', (fault) => {
     botTest('/stats: outcome discord_error, and no reference nobody saw', async ({ bot: h }) => {
       const { raw } = await runWithDiscordFault(h, family('/stats'), fault, 0);

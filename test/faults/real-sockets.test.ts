@@ -169,8 +169,8 @@ describe.each(REAL_FAULTS)('$label', (fault) => {
     });
   }
 
-  // Formerly a defect: no log line, at any level, said why the API was unreachable (the
-  // interaction line carried `err` only at level error; the debug line dropped the systemCode).
+  // Some log line must say why the API was unreachable: with `err` on the interaction line only
+  // at level error and no systemCode on the debug line, none would, at any level.
   botTest('/stats: the interaction line and every attempt’s debug line name the cause (TLS or system error code)', async ({ bot: h }) => {
     const { raw } = await runReal(h, FAMILIES.find((x) => x.id === '/stats')!, fault);
     expect(interactionLine(h, raw).cause).toMatch(fault.code);

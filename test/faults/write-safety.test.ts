@@ -15,9 +15,9 @@ watchForCrashes();
 describe('/feed delete → Delete when the first attempt timed out after the API had deleted the feed', () => {
   botTest.override({ harness: { timeoutMs: 400 } });
 
-  // Formerly a defect: the retry's 404 became NotFoundError and the admin who had just deleted
-  // feed #1 read "Feed #1 does not exist in this server.". deleteFeed now reads a 404 to a retry
-  // after an attempt that may have arrived as "already gone" (test/api/client.delete-retry.test.ts).
+  // deleteFeed reads a 404 to a retry after an attempt that may have arrived as "already gone"
+  // (test/api/client.delete-retry.test.ts): read as NotFoundError, it would tell the admin who had
+  // just deleted feed #1 "Feed #1 does not exist in this server.".
   botTest('is told the feed is deleted, not that it never existed', async ({ bot: h }) => {
     const f = family('/feed delete → Delete');
     const raw = await runFamily(h, f, 'en-US', () => {
@@ -37,11 +37,11 @@ describe('two delete confirmations of the same feed by the same admin within one
   const fixedNow = Date.now();
   botTest.override({ harness: { confirmTtlMs: 300, now: () => fixedNow } });
 
-  // Formerly a defect: the expiry timers were keyed by `${feedId}:${userId}:${expires}` (whole
-  // seconds), so the second confirmation replaced the first one's timer without clearing it;
-  // pressing Delete on the first cancelled the second's timer, and the first's overwrote "Feed
-  // deleted" with "This confirmation has expired". Timers are now keyed by the interaction that
-  // asked (carried in the custom_id) and released when a press replaces the confirmation.
+  // Expiry timers are keyed by the interaction that asked (carried in the custom_id) and released
+  // when a press replaces the confirmation. Keyed by `${feedId}:${userId}:${expires}` (whole
+  // seconds), the second confirmation would replace the first one's timer without clearing it:
+  // pressing Delete on the first would cancel the second's timer, and the first's would overwrite
+  // "Feed deleted" with "This confirmation has expired".
   botTest('each confirmation keeps its own expiry: a pressed one is never marked expired', async ({ bot: h }) => {
     const first = family('/feed delete (asks)').interaction(h, 'en-US');
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });

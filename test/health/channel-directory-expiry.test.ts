@@ -1,7 +1,7 @@
 /**
- * Issue 23 (memory per server, HTTP mode): a channel list fetched over REST, or a failed lookup,
- * is forgotten once it can no longer be used, instead of staying until 1,000 newer guilds push
- * it out. The directory's own clock (`now`) drives the expiry.
+ * Memory per server, HTTP mode: a channel list fetched over REST, or a failed lookup, is
+ * forgotten once it can no longer be used, instead of staying until 1,000 newer guilds push it
+ * out. The directory's own clock (`now`) drives the expiry.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';

@@ -53,7 +53,7 @@ export interface BotHarness {
   settings: GuildSettingsStore;
   audit: AuditTrail;
   router: InteractionRouter;
-  /** Forgetting servers (issue 22), on the same SQLite file; the bot counts as absent from every guild. */
+  /** Forgetting servers, on the same SQLite file; the bot counts as absent from every guild. */
   guildData: GuildDataRetention;
   departures: DepartureStore;
   /** The open confirmations the router and guildData share. */
@@ -64,7 +64,7 @@ export interface BotHarness {
   /** The services the router's commands see (what app.ts attaches the sweeps to). */
   services: BotServices;
   /**
-   * Issue 22: starts the health sweeps on this harness's stores, API client and Discord client, and
+   * Starts the health sweeps on this harness's stores, API client and Discord client, and
    * attaches them to `services` as app.ts does, so `/feedbot digest` and `/feedbot audit-channel
    * status` see them. The clock is the harness's `now` (or Date.now); the lease is in memory; the
    * scheduler's own timer is left to tick, and a test drives it with `scheduler.tick()`/`idle()`.

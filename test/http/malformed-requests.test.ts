@@ -1,9 +1,9 @@
 /**
- * Issue 20 #2, #3: every listener feedbot owns (the ops listener of `npm start` and of the shard
- * manager, and POST /interactions) answers a request line it cannot parse with 400 at once, writes
- * at most one debug line for it, and keeps serving. Before, `new URL()` threw in the request
- * handler: an uncaught exception that killed the shard manager, or, under `npm start`'s handler,
- * an error line with a stack each time and a socket held until Node's 408.
+ * Every listener feedbot owns (the ops listener of `npm start` and of the shard manager, and POST
+ * /interactions) answers a request line it cannot parse with 400 at once, writes at most one debug
+ * line for it, and keeps serving. `new URL()` throws on such a line: thrown in the request
+ * handler, it would be an uncaught exception that kills the shard manager, or, under `npm start`'s
+ * handler, an error line with a stack each time and a socket held until Node's 408.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Issue 20 #15: the README promises that POST /interactions verifies the signature "before
- * reading anything else". An unsigned request with `content-type: text/plain` got 415, telling an
- * unauthenticated caller something about what the endpoint accepts; it must be 401 like every
- * other unsigned request. Only a request Discord signed learns that its body must be JSON.
+ * The README promises that POST /interactions verifies the signature "before reading anything
+ * else". An unsigned request with `content-type: text/plain` must get 401 like every other
+ * unsigned request, not 415, which would tell an unauthenticated caller something about what the
+ * endpoint accepts. Only a request Discord signed learns that its body must be JSON.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';

@@ -1,10 +1,10 @@
 /**
  * Slow clients against the listeners feedbot owns, over real sockets.
  *
- * Issue 20 #16: headersTimeout (5 s) held only at ~29 s against a client sending one header byte
- * every 2 s, because Node looks for expired requests every `connectionsCheckingInterval` (30 s by
- * default). Issue 20 #4: close() (SIGTERM in HTTP mode) never finished while a client dribbled a
- * chunked body, because server.close() also stops those checks; the drain is bounded now, and an
+ * headersTimeout (5 s) must hold against a client sending one header byte every 2 s: Node looks
+ * for expired requests only every `connectionsCheckingInterval` (30 s by default), which alone
+ * lets it run to ~29 s. close() (SIGTERM in HTTP mode) must finish while a client dribbles a
+ * chunked body, although server.close() also stops those checks: the drain is bounded, and an
  * interaction in flight still gets its answer within it.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,8 +1,7 @@
 /**
- * The API key's rule is defined once, in the contract (issue 21): the /apikey form's text input, the
- * key store's schema and the client's input check all follow it. Before, three rules disagreed
- * (form 8–512, store 1–512, client 1–4096 characters), so a key the store accepted could be one the
- * form never lets through, and the client let through keys the store would refuse.
+ * The API key's rule is defined once, in the contract: the /apikey form's text input, the key
+ * store's schema and the client's input check all follow it, so a key the store accepts is one the
+ * form lets through, and the client lets through no key the store would refuse.
  */
 import { ComponentType, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * Issue 23, HTTP-mode memory that followed the number of stored keys: KeyStore.open's audit read
- * every record of the namespace in one query, and the native memory of that pass stayed resident.
- * It now reads them a page at a time (KeyBackend.entryPages). On every backend: the pages cover the
+ * HTTP-mode memory must not follow the number of stored keys: read in one query, every record of
+ * the namespace would leave the native memory of KeyStore.open's audit pass resident, so the audit
+ * reads them a page at a time (KeyBackend.entryPages). On every backend: the pages cover the
  * namespace exactly once, never exceed their size, and the audit over several pages reports what
  * one pass over every record reports.
  */

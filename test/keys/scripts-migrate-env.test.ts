@@ -1,9 +1,9 @@
 /**
- * Issue 20 #12, keys:migrate:
+ * keys:migrate:
  * - `--from URL` puts the password in every local user's `ps` while the copy runs: the URLs can
  *   come from environment variables instead (`--from-env SOURCE_URL --to-env TARGET_URL`);
- * - the same-store check compared text (`postgres://…@127.0.0.1` vs `postgresql://…@localhost`
- *   went ahead): it compares what the URLs mean;
+ * - the same-store check compares what the URLs mean, not their text (`postgres://…@127.0.0.1`
+ *   and `postgresql://…@localhost` are the same store);
  * - a store that dies mid-copy says which side failed, and that a re-run completes the copy.
  * Real PostgreSQL and Redis on loopback (test/keys/backends.ts), the script as a child process.
  */
@@ -20,7 +20,7 @@ import { GUILD_A, GUILD_B, canaryKey, sampleKey } from './helpers.js';
 
 const SCRIPT = 'src/scripts/migrate-keys.ts';
 
-describeBackends(SHARED_BACKENDS, 'keys:migrate with URLs from the environment (issue 20 #12)', (ctx) => {
+describeBackends(SHARED_BACKENDS, 'keys:migrate with URLs from the environment', (ctx) => {
   test('--from-env / --to-env copy the records; no URL is on the command line', async () => {
     const sqliteUrl = await ctx.newSqliteUrl();
     const serverUrl = await ctx.newUrl();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maskKey } from '../../src/keys/mask.js';
-import { SecretFormatError, generateSecret, parseSecret, secretsFromEnv } from '../../src/keys/secret.js';
+import { SecretFormatError, generateSecret, parseSecret } from '../../src/keys/secret.js';
 
 describe('parseSecret', () => {
   it('accepts base64 of 32 bytes, as generateSecret makes', () => {
@@ -41,27 +41,6 @@ describe('parseSecret', () => {
 
   it('says how many bytes the value decodes to, so the operator knows what went wrong', () => {
     expect(() => parseSecret(Buffer.alloc(16).toString('base64'))).toThrow(/exactly 32 bytes but decodes to 16/);
-  });
-});
-
-describe('secretsFromEnv', () => {
-  it('reads the current secret and comma-separated previous ones, dropping a duplicate of the current', () => {
-    const current = generateSecret();
-    const old1 = generateSecret();
-    const old2 = generateSecret();
-    const result = secretsFromEnv({
-      KEY_ENCRYPTION_SECRET: current,
-      KEY_ENCRYPTION_SECRET_PREVIOUS: `${old1}, ${old2},${current}`,
-    });
-    expect(result.secret.toString('base64')).toBe(current);
-    expect(result.previousSecrets.map((s) => s.toString('base64'))).toEqual([old1, old2]);
-  });
-
-  it('requires KEY_ENCRYPTION_SECRET and names a bad previous secret by position', () => {
-    expect(() => secretsFromEnv({})).toThrow(/KEY_ENCRYPTION_SECRET is not set/);
-    expect(() =>
-      secretsFromEnv({ KEY_ENCRYPTION_SECRET: generateSecret(), KEY_ENCRYPTION_SECRET_PREVIOUS: 'abcd' }),
-    ).toThrow(/KEY_ENCRYPTION_SECRET_PREVIOUS\[0\]/);
   });
 });
 

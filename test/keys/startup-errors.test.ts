@@ -1,9 +1,9 @@
 /**
- * Issue 20 #7: the real bot (src/index.ts, as `npm start` runs it) started with a DATABASE_URL
- * whose server is down, refuses the password, or never answers. It used to die of an uncaught
- * exception with source lines (`KeyStoreError: could not list stored keys: 28P01`; on Redis "The
- * client is closed" for both). Now: exit 1 and one line on stderr naming the variable, host:port
- * and why, with no stack frame and no password anywhere in the output. Real PostgreSQL and Redis
+ * The real bot (src/index.ts, as `npm start` runs it) started with a DATABASE_URL whose server is
+ * down, refuses the password, or never answers: exit 1 and one line on stderr naming the
+ * variable, host:port and why, with no stack frame and no password anywhere in the output, not an
+ * uncaught exception with source lines (`KeyStoreError: could not list stored keys: 28P01`; on
+ * Redis "The client is closed" for both). Real PostgreSQL and Redis
  * servers on loopback (test/keys/backends.ts), a closed port, and a listener that never answers.
  */
 import { createServer, type Server, type Socket } from 'node:net';
@@ -50,7 +50,7 @@ afterAll(async () => {
   await new Promise((resolve) => silent.close(resolve));
 });
 
-describeBackends(SHARED_BACKENDS, 'the bot started with a key store it cannot use (issue 20 #7)', (ctx) => {
+describeBackends(SHARED_BACKENDS, 'the bot started with a key store it cannot use', (ctx) => {
   const scheme = () => (ctx.kind === 'postgres' ? 'postgres' : 'redis');
   const path = () => (ctx.kind === 'postgres' ? '/feedbot' : '/1');
   const PASSWORD = 'Wrong-Pass-0451';

@@ -44,7 +44,7 @@ describe('parseStoreUrl', () => {
     expect((error as Error).message).not.toContain('bot');
   });
 
-  test('a bad % escape in the password says how to write it, not "URI malformed" (issue 20 #7)', () => {
+  test('a bad % escape in the password says how to write it, not "URI malformed"', () => {
     for (const url of ['postgres://bot:hunt%ZZer2@db/feedbot', 'redis://:hunt%er2@cache:6379/1']) {
       const message = (() => {
         try {
@@ -62,14 +62,14 @@ describe('parseStoreUrl', () => {
   });
 
   test.each(['redis//localhost', 'postgres:/db.internal/feedbot', 'postgresql//bot:hunter2@db/feedbot', 'sqlite:data/x.sqlite', 'rediss:cache'])(
-    'refuses %s as a mistyped URL instead of making it a SQLite path (issue 20 #10)',
+    'refuses %s as a mistyped URL instead of making it a SQLite path',
     (url) => {
       expect(() => parseStoreUrl(url, '/srv/bot')).toThrow(/looks like a mistyped URL/);
       expect(() => parseStoreUrl(url, '/srv/bot')).not.toThrow(/hunter2/);
     },
   );
 
-  test('an unsupported scheme names all three that are (issue 20 #10)', () => {
+  test('an unsupported scheme names all three that are', () => {
     expect(() => parseStoreUrl('mysql://bot:hunter2@db/feedbot')).toThrow(/sqlite:\/\/.*postgres:\/\/.*redis:\/\//);
   });
 
@@ -78,7 +78,7 @@ describe('parseStoreUrl', () => {
     expect(parseStoreUrl('data/postgres.sqlite', '/srv/bot')).toMatchObject({ kind: 'sqlite', file: '/srv/bot/data/postgres.sqlite' });
   });
 
-  test('creates missing folders under the working folder only; outside it, refuses and creates nothing (issue 20 #10)', async () => {
+  test('creates missing folders under the working folder only; outside it, refuses and creates nothing', async () => {
     const cwd = await mkdtemp(path.join(tmpdir(), 'feedbot-cwd-'));
     const outside = await mkdtemp(path.join(tmpdir(), 'feedbot-outside-'));
     try {

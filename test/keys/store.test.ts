@@ -42,7 +42,7 @@ describe('KeyStore basics', () => {
     expect(await reopened.get(GUILD_A)).toEqual(sampleKey());
   });
 
-  keysTest('accepts a plain path; missing folders outside the working folder are refused, not created (issue 20 #10)', async ({ db }) => {
+  keysTest('accepts a plain path; missing folders outside the working folder are refused, not created', async ({ db }) => {
     db.databaseUrl = path.join(db.dir, 'nested', 'deeper', 'keys.sqlite');
     const refused = await errorOf(db.openStore({ secret: newSecret() }));
     expect(refused.message).toMatch(/^DATABASE_URL: the folder .*nested\/deeper does not exist; create it first/);

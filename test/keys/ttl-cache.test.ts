@@ -1,5 +1,5 @@
 /**
- * Issue 23 (memory per server): the key store's and the settings' TtlCache drops expired entries
+ * Memory per server: the key store's and the settings' TtlCache drops expired entries
  * on the next write instead of holding up to `size` of them until they are read again.
  */
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';

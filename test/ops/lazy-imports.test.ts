@@ -1,5 +1,5 @@
 /**
- * Issue 23 (start-up): what a configuration does not use is not loaded. The bot's entry runs with
+ * Start-up: what a configuration does not use is not loaded. The bot's entry runs with
  * an empty environment: it loads every module it imports statically, then stops at the
  * configuration check, so the packages it resolved are exactly what every start pays for. The
  * PostgreSQL and Redis clients (and their Keyv adapters) load only for a store or REDIS_URL that

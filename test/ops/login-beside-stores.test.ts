@@ -1,5 +1,5 @@
 /**
- * Issue 23 (start-up): over the gateway, login starts as soon as the discord.js client exists and
+ * Start-up: over the gateway, login starts as soon as the discord.js client exists and
  * runs while the key and settings stores open. What the client emits meanwhile (the ready event,
  * interactions, deleted channels) is held until the bot's listeners and ops are in place
  * (BotApp.connected()), then emitted in order: nothing is handled before the stores are open, and

@@ -1,11 +1,11 @@
 /**
- * Issue 20 #9 and #17: a long-running npm script stops on SIGTERM or SIGINT sent to npm's pid
- * alone, as `kill <pid>` or a supervisor that signals one process does. npm forwards the signal
- * to the `sh -c` it started, and sh does not pass it on: without `exec` in the script the program
- * kept running, orphaned (a restart then ran two bots). Each script is started as `npm run
+ * A long-running npm script stops on SIGTERM or SIGINT sent to npm's pid alone, as `kill <pid>`
+ * or a supervisor that signals one process does. npm forwards the signal to the `sh -c` it
+ * started, and sh does not pass it on: without `exec` in the script the program keeps running,
+ * orphaned (a restart then runs two bots). Each script is started as `npm run
  * <script>` in its own process group; after the signal to npm's pid every process of that group
  * must be gone in bounded time. The demo also starts the bot in a process group of its own and
- * serves the playground: both must be gone too, the port free (#17), within 10 s; and a demo that
+ * serves the playground: both must be gone too, the port free, within 10 s; and a demo that
  * is SIGKILLed must not leave its bot behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = pathToFileURL(join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 /** Start-up of a script from source on a loaded two-core machine; the demo starts four programs. */
 const UP_MS = 90_000;
-/** How long the processes may take to go after the signal (#17 asks 10 s of the demo). */
+/** How long the processes may take to go after the signal (10 s for the demo too). */
 const GONE_MS = 10_000;
 
 /** Processes that still run (zombies are gone: only their entry waits to be reaped). */

@@ -1,5 +1,5 @@
 /**
- * src/render/text.ts: truncation by grapheme. Issue 23 (start-up): the grapheme segmenter (ICU
+ * src/render/text.ts: truncation by grapheme. For start-up's sake, the grapheme segmenter (ICU
  * break-iterator data, about 7 ms of a start on this machine) is built by the first text that
  * needs cutting, not when the module loads, and only once.
  */

@@ -13,12 +13,6 @@ import { truncate } from '../../render/text.js';
 
 type SweepEvent = Extract<AuditEvent, { kind: 'keyScopeMissing' | 'feedInactive' | 'feedActiveAgain' | 'feedQuiet' | 'feedPostsAgain' | 'weeklyDigest' }>;
 
-export const SWEEP_EVENT_KINDS: ReadonlySet<string> = new Set(['keyScopeMissing', 'feedInactive', 'feedActiveAgain', 'feedQuiet', 'feedPostsAgain', 'weeklyDigest']);
-
-export function isSweepEvent(event: AuditEvent): event is SweepEvent {
-  return SWEEP_EVENT_KINDS.has(event.kind);
-}
-
 export function sweepEventEmbed(t: Translator, event: SweepEvent): APIEmbed {
   switch (event.kind) {
     case 'keyScopeMissing':

@@ -1,6 +1,6 @@
 /**
- * Catalogue strings of the forms that replace typed options (issue 21): /feed create's modal,
- * /feed delete's picker, and /feedbot settings' panel. English and Spanish, same keys.
+ * Catalogue strings of the forms that replace typed options: /feed create's modal, /feed
+ * delete's picker, and /feedbot settings' panel. English and Spanish, same keys.
  */
 export const en = {
   // /feed create's modal
