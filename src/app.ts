@@ -114,10 +114,14 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   const sharedState = opts.sharedState ?? ownSharedState;
   if (sharedState) logger.info({ where: sharedState.where }, 'rate gate, feeds cache and confirmations shared with the other replicas');
   const initialResponses = opts.transport === 'http' ? new InitialResponses() : undefined;
+  // The login starts before the lease below is open: its identifies wait for it (bounded).
+  let leaseOpened: (lease: SlotLease | undefined) => void = () => undefined;
+  const identifyLease = new Promise<SlotLease | undefined>((resolve) => (leaseOpened = resolve));
   const client = createDiscordClient({
     apiUrl: config.DISCORD_API_URL,
     rest: initialResponses ? { ...opts.rest, makeRequest: initialResponses.wrap(opts.rest?.makeRequest) } : opts.rest,
     sharding: { count: config.SHARD_COUNT, ids: config.SHARD_IDS },
+    identifyLease: () => identifyLease,
   });
   // Login runs beside the stores' opening; its events wait for the listeners below.
   const held = opts.connect ? holdEvents(client) : undefined;
@@ -128,6 +132,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   // under way (its shards connect after it, and a second destroy() does nothing): the client is
   // destroyed once the login settles, without holding up the error.
   const abandon = async () => {
+    leaseOpened(undefined);
     void (connecting ?? Promise.resolve()).catch(() => undefined).then(async () => client.destroy());
     await ownSharedState?.close();
   };
@@ -164,6 +169,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         throw error;
       });
   const lease = opts.lease ?? ownLease!;
+  leaseOpened(lease);
   const api = new FeedApiClient({
     baseUrl: config.FEED_API_URL,
     timeoutMs: config.FEED_API_TIMEOUT_MS,

@@ -13,7 +13,7 @@ import {
   type ClientOptions,
   type RESTOptions,
 } from 'discord.js';
-import { buildIdentifyThrottler } from './identify-throttler.js';
+import { identifyThrottlerBuilder, type SharedIdentifyLease } from './identify-throttler.js';
 import { apiShapedJson } from './json-transformer.js';
 import { tracer } from '../tracing/tracer.js';
 
@@ -24,6 +24,8 @@ export interface DiscordClientOptions {
   rest?: ClientOptions['rest'];
   /** SHARD_COUNT and SHARD_IDS: the shards this process runs; Discord's recommendation when unset. */
   sharding?: ShardingOptions | undefined;
+  /** The store other processes of the bot share, for identify turns across processes. */
+  identifyLease?: SharedIdentifyLease;
 }
 
 export interface ShardingOptions {
@@ -177,7 +179,7 @@ export function createDiscordClient(opts: DiscordClientOptions = {}): Client {
     intents: [GatewayIntentBits.Guilds],
     ...shardOptions(opts.sharding),
     rest: { ...(opts.apiUrl ? { api: opts.apiUrl } : {}), ...opts.rest, makeRequest: tracedRequest(opts.rest?.makeRequest ?? restRequest) },
-    ws: { buildIdentifyThrottler },
+    ws: { buildIdentifyThrottler: identifyThrottlerBuilder(opts.identifyLease) },
     makeCache: makeCache(),
     jsonTransformer: apiShapedJson,
     sweepers: {

@@ -5,9 +5,24 @@
  * bucket a few milliseconds short, and Discord answers op 9 (session invalidated): that shard
  * then waits another window and spends another of the day's session starts. Bench scenario 9 saw
  * it in 10 of 18 starts, 3–77 ms short. This throttler keeps the same rule with a margin.
+ *
+ * The rule is Discord's per application, not per process: two processes started together (a
+ * deploy that overlaps old and new, two hosts' shard ranges, a restart beside a running copy)
+ * each spaced their own identifies and met in the same 5 s, and one got op 9. So a bucket's turn
+ * is also claimed in the store the processes share (src/leases/) for the same spacing; a store
+ * that does not answer within a second leaves the rule to this process alone, as before.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientOptions } from 'discord.js';
+import type { SlotLease } from '../leases/lease.js';
+
+/** The shared store, once it is open (undefined: none, or it could not be opened). */
+export type SharedIdentifyLease = () => Promise<SlotLease | undefined>;
+
+/** How long the shared store may take to open or to answer a claim before this process goes alone. */
+const SHARED_ANSWER_MS = 1_000;
+/** How often a process whose bucket another holds asks again. */
+const SHARED_RETRY_MS = 250;
 
 /** Discord's identify window, plus what covers the send delay. */
 const IDENTIFY_SPACING_MS = 5_000 + 500;
@@ -20,6 +35,7 @@ export class IdentifyThrottler {
     private readonly maxConcurrency: number,
     private readonly spacingMs = IDENTIFY_SPACING_MS,
     private readonly now: () => number = Date.now,
+    private readonly shared?: SharedIdentifyLease,
   ) {}
 
   /** Resolves when `shardId` may identify; shards of one bucket go one at a time, spaced. */
@@ -28,6 +44,7 @@ export class IdentifyThrottler {
     const turn = (this.queues.get(bucket) ?? Promise.resolve()).then(async () => {
       const wait = (this.nextAllowedAt.get(bucket) ?? 0) - this.now();
       if (wait > 0) await sleep(wait, undefined, { signal });
+      await this.sharedTurn(bucket, signal);
       this.nextAllowedAt.set(bucket, this.now() + this.spacingMs);
     });
     // An aborted wait (the shard was destroyed) must not block the ones queued behind it.
@@ -37,12 +54,37 @@ export class IdentifyThrottler {
     );
     return turn;
   }
+
+  /** Waits until this process holds the bucket's turn in the shared store, or the store is not there to ask. */
+  private async sharedTurn(bucket: number, signal: AbortSignal): Promise<void> {
+    const lease = this.shared ? await within(this.shared().catch(() => undefined), SHARED_ANSWER_MS) : undefined;
+    if (!lease) return;
+    for (;;) {
+      const won = await within(
+        lease.claim(`identify:${bucket}`, this.spacingMs).catch(() => undefined),
+        SHARED_ANSWER_MS,
+      );
+      if (won !== false) return;
+      await sleep(SHARED_RETRY_MS, undefined, { signal });
+    }
+  }
 }
 
 type WsOptions = NonNullable<ClientOptions['ws']>;
 
-/** The discord.js client option: max_concurrency as Discord gives it in GET /gateway/bot. */
-export const buildIdentifyThrottler: NonNullable<WsOptions['buildIdentifyThrottler']> = async (manager) => {
-  const info = await manager.fetchGatewayInformation();
-  return new IdentifyThrottler(info.session_start_limit.max_concurrency);
-};
+/** The discord.js client option: max_concurrency as Discord gives it in GET /gateway/bot; `shared`, the store other processes use. */
+export function identifyThrottlerBuilder(shared?: SharedIdentifyLease): NonNullable<WsOptions['buildIdentifyThrottler']> {
+  return async (manager) => {
+    const info = await manager.fetchGatewayInformation();
+    return new IdentifyThrottler(info.session_start_limit.max_concurrency, IDENTIFY_SPACING_MS, Date.now, shared);
+  };
+}
+
+/** Resolves with `promise`'s value, or undefined after `ms` (a store that does not answer). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IdentifyThrottler } from '../../src/bot/identify-throttler.js';
+import { MemoryLease, type SlotLease } from '../../src/leases/lease.js';
 
 describe('IdentifyThrottler', () => {
   it('spaces the shards of one bucket and lets other buckets identify at once', async () => {
@@ -30,5 +31,35 @@ describe('IdentifyThrottler', () => {
     await throttler.waitForIdentify(2, live);
     // Still spaced from shard 0's identify, not from the aborted one.
     expect(performance.now() - started).toBeLessThan(250);
+  });
+
+  it('two processes sharing a store take turns: the second identifies a spacing after the first', async () => {
+    const shared = new MemoryLease();
+    const signal = new AbortController().signal;
+    // Two processes, each with its own throttler (nothing in memory in common but the store).
+    const [a, b] = [new IdentifyThrottler(1, 300, Date.now, () => Promise.resolve(shared)), new IdentifyThrottler(1, 300, Date.now, () => Promise.resolve(shared))];
+    const started = performance.now();
+    const at = await Promise.all([a, b].map(async (t) => (await t.waitForIdentify(0, signal), performance.now() - started)));
+    const [first, second] = at.sort((x, y) => x - y) as [number, number];
+    expect(first).toBeLessThan(200);
+    expect(second - first).toBeGreaterThanOrEqual(250);
+  });
+
+  it('a store that fails or does not answer leaves the turn to this process alone, within a second', async () => {
+    const signal = new AbortController().signal;
+    const failing: SlotLease = { kind: 'failing', claim: () => Promise.reject(new Error('down')), close: () => Promise.resolve() };
+    const silent: SlotLease = { kind: 'silent', claim: () => new Promise(() => undefined), close: () => Promise.resolve() };
+    for (const [lease, boundMs] of [
+      [failing, 200],
+      [silent, 1_400],
+    ] as const) {
+      const started = performance.now();
+      await new IdentifyThrottler(1, 300, Date.now, () => Promise.resolve(lease)).waitForIdentify(0, signal);
+      expect(performance.now() - started, lease.kind).toBeLessThan(boundMs);
+    }
+    // A store never opened: the same.
+    const started = performance.now();
+    await new IdentifyThrottler(1, 300, Date.now, () => new Promise(() => undefined)).waitForIdentify(0, signal);
+    expect(performance.now() - started).toBeLessThan(1_400);
   });
 });
