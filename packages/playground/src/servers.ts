@@ -30,6 +30,10 @@ export interface LocalServer {
   /** A fresh database / index for one test or benchmark run. */
   newDatabase(): Promise<string>;
   stop(): Promise<void>;
+  /** Kills the server as a crash would, keeping its data and port, until `up` (fault stories). */
+  down(): Promise<void>;
+  /** Starts it again on the same port with the same data; resolves once it accepts connections. */
+  up(): Promise<void>;
 }
 
 export function which(binary: string, dirs: string[] = ['/usr/local/bin', '/usr/bin', '/usr/sbin']): string | undefined {
@@ -149,6 +153,7 @@ export async function startPostgres(opts: { passwordAuth?: boolean } = {}): Prom
   await chmod(dir, 0o700);
   const data = path.join(dir, 'data');
   const port = await freePort();
+  const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off`;
   try {
     const auth = ['--auth=trust'];
     if (opts.passwordAuth) {
@@ -158,7 +163,6 @@ export async function startPostgres(opts: { passwordAuth?: boolean } = {}): Prom
       auth.splice(0, 1, '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`);
     }
     run(initdb, ['-D', data, '-U', 'feedbot', ...auth, '-E', 'UTF8', '--no-sync'], true);
-    const options = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off`;
     run(pgCtl, ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', 'start'], true);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -166,6 +170,7 @@ export async function startPostgres(opts: { passwordAuth?: boolean } = {}): Prom
   }
   const url = `postgres://feedbot:${PG_PASSWORD}@127.0.0.1:${port}`;
   let counter = 0;
+  let stopped = false;
   return {
     url,
     async newDatabase() {
@@ -178,10 +183,20 @@ export async function startPostgres(opts: { passwordAuth?: boolean } = {}): Prom
     },
     async stop() {
       try {
-        run(pgCtl, ['-D', data, '-m', 'immediate', 'stop'], true);
+        if (!stopped) run(pgCtl, ['-D', data, '-m', 'immediate', 'stop'], true);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+    },
+    down() {
+      if (!stopped) run(pgCtl, ['-D', data, '-m', 'immediate', 'stop'], true);
+      stopped = true;
+      return Promise.resolve();
+    },
+    async up() {
+      if (stopped) run(pgCtl, ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', 'start'], true);
+      stopped = false;
+      await waitForPort(port, 30_000);
     },
   };
 }
@@ -195,18 +210,18 @@ function postgresIds(): { uid: number; gid: number } {
 
 /**
  * `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` in a temp dir; `port` for a
- * test that starts Redis where a bot already looks for it (default: a free port).
+ * test that starts Redis where a bot already looks for it (default: a free port). `persistent`:
+ * an append-only file synced on every write, as a Redis that holds keys is run, so the data
+ * survives `down` and `up`.
  */
-export async function startRedis(opts: { port?: number } = {}): Promise<LocalServer> {
+export async function startRedis(opts: { port?: number; persistent?: boolean } = {}): Promise<LocalServer> {
   const binary = which('redis-server');
   if (!binary) throw new Error('redis-server not found');
   const dir = await mkdtemp(path.join(tmpdir(), 'feedbot-redis-'));
   const port = opts.port ?? (await freePort());
-  const child: ChildProcess = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--databases', '64', '--requirepass', REDIS_PASSWORD],
-    { stdio: 'ignore' },
-  );
+  const durability = opts.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...durability, '--dir', dir, '--databases', '64', '--requirepass', REDIS_PASSWORD];
+  let child: ChildProcess = spawn(binary, args, { stdio: 'ignore' });
   try {
     await waitForPort(port, 10_000);
   } catch (error) {
@@ -224,12 +239,23 @@ export async function startRedis(opts: { port?: number } = {}): Promise<LocalSer
       return Promise.resolve(`${url}/${(counter % 63) + 1}`);
     },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;
       }
       await rm(dir, { recursive: true, force: true });
+    },
+    async down() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async up() {
+      if (child.exitCode === null && child.signalCode === null) return;
+      child = spawn(binary, args, { stdio: 'ignore' });
+      await waitForPort(port, 10_000);
     },
   };
 }
