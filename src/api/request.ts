@@ -247,8 +247,17 @@ export class FeedApiRequester {
       if ('res' in sent) {
         outcome = { kind: 'status', status: sent.res.status };
         if (sent.res.status >= 200 && sent.res.status <= 299) {
-          report({ ...outcome, ...common(false, latencyMs, sent.after.remaining) });
-          return this.validate(spec, sent.res, n);
+          // A success whose body is no JSON at all (a proxy's error page) says nothing of what
+          // happened: an idempotent call asks again, as after a 502. A body that is JSON but
+          // breaks the contract, or too large, would read the same a second time, and a POST is
+          // never repeated: those fail below.
+          const wait = unreadable(sent.res) ? this.retryWait(method, { kind: 'status', status: 502 }, n, deadline) : undefined;
+          report({ ...outcome, ...common(wait !== undefined, latencyMs, sent.after.remaining) });
+          if (wait === undefined) return this.validate(spec, sent.res, n);
+          lastError = new InvalidResponseError({ route: spec.route, attempts: n, issues: ['(root): body is not valid JSON'], status: sent.res.status });
+          mayHaveArrived = true;
+          await sleep(wait);
+          continue;
         }
         failure = this.httpError(spec, sent.after, sent.res, n, mayHaveArrived);
       } else {
@@ -310,6 +319,11 @@ export class FeedApiRequester {
     }
     return httpErrorFor({ ...init, ...(spec.feedId !== undefined ? { feedId: spec.feedId } : {}), afterAttemptThatMayHaveArrived: mayHaveArrived });
   }
+}
+
+/** A body that cannot be an answer of the contract (each is a JSON object): an HTML page, nothing. */
+function unreadable(res: AttemptResponse): boolean {
+  return !res.truncated && !/^\s*\{/.test(res.text);
 }
 
 /** One attempt on the gate's permit, released with whatever headers arrived; `after`: what the gate then knows. */

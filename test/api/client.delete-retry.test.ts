@@ -39,6 +39,30 @@ describe('a retried DELETE answered 404', () => {
     await expect(client.deleteFeed(AUTH, 7)).resolves.toMatchObject({ ok: true });
   });
 
+  it('after a 200 whose body is no JSON (a proxy page): asked again, and the 404 says it is deleted', async ({ client, pool, agent, events }) => {
+    pool.intercept(feed7).reply(200, '<html><h1>502 Bad Gateway</h1></html>', { headers: { 'content-type': 'text/html' } });
+    pool.intercept(feed7).reply(404, gone);
+    await expect(client.deleteFeed(AUTH, 7)).resolves.toEqual({ ok: true, mensaje: '' });
+    expect(callCount(agent)).toBe(2);
+    expect(events.map((e) => [e.attempt, e.kind === 'status' ? e.status : e.kind, e.retrying])).toEqual([
+      [1, 200, true],
+      [2, 404, false],
+    ]);
+  });
+
+  it('a GET answered with no JSON is asked again; JSON that breaks the contract and a POST are not', async ({ client, pool, agent }) => {
+    pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' }).reply(200, '');
+    pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'GET' }).reply(200, FEED_LIST);
+    await expect(client.listFeeds(AUTH)).resolves.toMatchObject({ feeds: expect.any(Array) });
+    expect(callCount(agent)).toBe(2);
+    pool.intercept({ path: `${BASE_PATH}/stats`, method: 'GET' }).reply(200, { nothing: 'of the contract' });
+    await expect(client.getStats(AUTH)).rejects.toBeInstanceOf(api.InvalidResponseError);
+    expect(callCount(agent)).toBe(3);
+    pool.intercept({ path: `${BASE_PATH}/feeds`, method: 'POST' }).reply(201, '<html>oops</html>');
+    await expect(client.createFeed(AUTH, { cuenta: 'nasa', canalId: '123456789012345678', tipos: ['post'], filtros: [] })).rejects.toBeInstanceOf(api.InvalidResponseError);
+    expect(callCount(agent)).toBe(4);
+  });
+
   it('after refused connections only (nothing was sent): NotFoundError, naming the feed', async ({ client, pool }) => {
     pool.intercept(feed7).replyWithError(connError('ECONNREFUSED'));
     pool.intercept(feed7).reply(404, gone);
