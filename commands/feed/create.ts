@@ -20,11 +20,13 @@ import { CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { modal, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId } from '../../src/bot/custom-id.js';
-import { UserError } from '../../src/bot/errors.js';
+import { UnconfirmedCreateError, UserError } from '../../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/bot/options.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
-import { createdFeedEmbed } from './render-feeds.js';
+import { createdFeedEmbed, type ShownFeed } from './render-feeds.js';
+import { mayHaveDoneWork } from '../../src/api/errors.js';
+import { feedIdentity } from '../../src/transfer/format.js';
 import { kindLabel, kindsLabel } from '../../src/render/labels.js';
 
 const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
@@ -114,9 +116,23 @@ interface NewFeed {
   tipos: ContentKind[];
 }
 
-/** The one way a feed is created, from the options or the form: the API call, the audit post, the answer. */
+/**
+ * The one way a feed is created, from the options or the form: the API call, the audit post, the
+ * answer. A create whose answer was lost (a time-out, a 5xx, an unreadable body) may have made
+ * the feed: it is never sent again (a second feed), and the user is not told "failed" (they would
+ * create it again). The list is read instead: found, it is reported created; not there, the user
+ * is told to look again before creating it.
+ */
 async function createFeed(interaction: Interaction, ctx: HandlerContext, feed: NewFeed): Promise<void> {
-  const created = await ctx.call((api, auth) => api.createFeed(auth, { ...feed, filtros: [] }));
+  let created: ShownFeed;
+  try {
+    created = await ctx.call((api, auth) => api.createFeed(auth, { ...feed, filtros: [] }));
+  } catch (error) {
+    if (!mayHaveDoneWork(error)) throw error;
+    const found = await findCreated(ctx, feed).catch(() => undefined);
+    if (!found) throw new UnconfirmedCreateError(feed.cuenta, error);
+    created = found;
+  }
   // Recorded before answering: the feed exists whether or not Discord takes the answer.
   ctx.services.audit.record(
     ctx.guildId(),
@@ -124,6 +140,14 @@ async function createFeed(interaction: Interaction, ctx: HandlerContext, feed: N
     interaction.locale,
   );
   await ctx.respond.send({ embeds: [createdFeedEmbed(ctx.t, created, feed.tipos)] });
+}
+
+/** The newest feed of the list with the same account into the same channel, read afresh. */
+async function findCreated(ctx: HandlerContext, feed: NewFeed): Promise<ShownFeed | undefined> {
+  const list = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }));
+  const identity = feedIdentity(feed.cuenta, feed.canalId);
+  const found = list.feeds.filter((f) => feedIdentity(f.cuenta, f.canal) === identity).sort((a, b) => b.id - a.id)[0];
+  return found ? { id: found.id, cuenta: found.cuenta, canalId: found.canal, estado: found.estado, confirmedByList: true } : undefined;
 }
 
 function prefillFrom(interaction: ChatInputCommandInteraction): { prefill: FormPrefill; complete: NewFeed | undefined } {

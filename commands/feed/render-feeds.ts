@@ -136,7 +136,13 @@ function emptyExplanation(t: Translator, filters: FeedFilters, filtered: Filtere
   return truncate(`${why}${others}`, Limits.description);
 }
 
-export function createdFeedEmbed(t: Translator, feed: CreateFeedResponse, kinds: readonly string[]): APIEmbed {
+/**
+ * A created feed as the user is shown it: the API's answer to the create, or, when that answer
+ * was lost, the feed found in the list afterwards (no creation time there).
+ */
+export type ShownFeed = Omit<CreateFeedResponse, 'creado'> & { creado?: string; confirmedByList?: boolean };
+
+export function createdFeedEmbed(t: Translator, feed: ShownFeed, kinds: readonly string[]): APIEmbed {
   return {
     title: t('create.title'),
     color: Colors.success,
@@ -145,9 +151,10 @@ export function createdFeedEmbed(t: Translator, feed: CreateFeedResponse, kinds:
       { name: t('create.field.id'), value: `#${feed.id}`, inline: true },
       { name: t('create.field.state'), value: stateLabel(t, feed.estado), inline: true },
       { name: t('create.field.kinds'), value: kindsLabel(t, kinds), inline: true },
-      { name: t('create.field.created'), value: `<t:${unixSeconds(feed.creado)}:f>`, inline: true },
+      ...(feed.creado ? [{ name: t('create.field.created'), value: `<t:${unixSeconds(feed.creado)}:f>`, inline: true }] : []),
     ],
-    timestamp: new Date(feed.creado).toISOString(),
+    ...(feed.creado ? { timestamp: new Date(feed.creado).toISOString() } : {}),
+    ...(feed.confirmedByList ? { footer: { text: t('create.confirmedByList') } } : {}),
   };
 }
 

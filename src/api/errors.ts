@@ -3,6 +3,7 @@
  * stable `code`) to pick the user-facing explanation; nothing here ever holds the API key: the
  * client scrubs it from server-provided text before it reaches `apiMessage` or `body`.
  */
+import { mayHaveReachedServer } from './retry-policy.js';
 import { ROUTES, type RouteName, type Scope } from '@feedbot/feed-api-contract';
 
 interface FeedApiErrorInit {
@@ -199,4 +200,15 @@ export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName; fe
   if (s === 404) return new NotFoundError(init);
   if (s >= 500 && s <= 599) return new ServerError(init);
   return new UnexpectedStatusError(init);
+}
+
+/**
+ * A failed call that may nonetheless have done its work at the API: its answer was lost or
+ * unreadable (a time-out, a 5xx, a connection cut after sending, a body that is not the
+ * contract's). A create that failed so is looked for before anyone is told it did not happen.
+ */
+export function mayHaveDoneWork(error: unknown): boolean {
+  if (error instanceof TimeoutError || error instanceof ServerError || error instanceof InvalidResponseError) return true;
+  // A refused connection sent nothing; a reset or a cut socket may have sent it all.
+  return error instanceof ConnectionError && error.attempts > 0 && mayHaveReachedServer({ kind: 'connection', systemCode: error.systemCode });
 }

@@ -51,3 +51,17 @@ export class InvalidOptionError extends UserError {
     super(key, vars);
   }
 }
+
+/**
+ * A create whose answer was lost (`apiFailure`: a time-out, a 5xx, a reset, an unreadable body)
+ * and whose feed the list did not show either: the user hears that it may still appear; the log
+ * line keeps the API's failure.
+ */
+export class UnconfirmedCreateError extends UserError {
+  constructor(
+    cuenta: string,
+    readonly apiFailure: unknown,
+  ) {
+    super('create.unconfirmed', { cuenta });
+  }
+}

@@ -8,7 +8,7 @@ import { DiscordAPIError, HTTPError, RateLimitError, TimestampStyles, time } fro
 import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
-import { MissingPermissionError, UserError } from './errors.js';
+import { MissingPermissionError, UnconfirmedCreateError, UserError } from './errors.js';
 import { quotedApiText } from '../render/api-text.js';
 
 export interface Explanation {
@@ -80,6 +80,12 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     // When the guild has feed-manager roles, the action could have been allowed by one of them too.
     const key = error.managerRolesExist ? 'error.missingPermission.orManager' : 'error.missingPermission';
     return { message: t(key, { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
+  }
+  if (error instanceof UnconfirmedCreateError) {
+    // Logged as the API failure it was (outcome, level, reference); told as what the user must do.
+    const why = explain(error.apiFailure, ctx);
+    const told = t(error.key, error.vars);
+    return { ...why, message: why.ref ? `${told} ${t('error.reference', { ref: why.ref })}` : told };
   }
   if (error instanceof UserError) {
     return { message: t(error.key, error.vars), outcome: 'user_error', level: 'info' };

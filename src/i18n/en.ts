@@ -83,6 +83,9 @@ export const en = {
   'create.field.state': 'State',
   'create.field.kinds': 'Content',
   'create.field.created': 'Created',
+  'create.confirmedByList': "The feed API's answer was lost; the feed was found in its list.",
+  'create.unconfirmed':
+    'The feed API did not confirm that the feed for `@{cuenta}` was created, and it is not in the list yet. It may still appear: look at `/feed list` in a minute before creating it again.',
   'create.badAccount':
     '`{value}` is not a valid account. Use the account name (letters, digits, `.` and `_`, up to 30), `@name` or a profile URL.',
   'create.account.notProfile':
@@ -181,6 +184,7 @@ export const en = {
   'error.invalidResponse': 'The feed API sent an answer that does not match its specification. Reference: `{ref}`.',
   'error.keyUnreadable':
     'The stored API key cannot be read (it may have been encrypted with another secret). An admin must set it again with `/apikey set`. Reference: `{ref}`.',
+  'error.reference': 'Reference: `{ref}`.',
   'error.unknown': 'Something unexpected went wrong. Reference: `{ref}`.',
   'error.unknownCommand': 'This command is not known to this version of the bot.',
   'error.badOption': 'The option `{option}` is invalid: {reason}',

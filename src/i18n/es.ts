@@ -78,6 +78,9 @@ export const es: Record<MessageKey, string> = {
   'create.field.state': 'Estado',
   'create.field.kinds': 'Contenido',
   'create.field.created': 'Creado',
+  'create.confirmedByList': 'La respuesta de la API de feeds se perdió; el feed se encontró en su lista.',
+  'create.unconfirmed':
+    'La API de feeds no confirmó que se creara el feed de `@{cuenta}` y todavía no aparece en la lista. Puede aparecer aún: mira `/feed lista` dentro de un minuto antes de volver a crearlo.',
   'create.badAccount':
     '`{value}` no es una cuenta válida. Usa el nombre de la cuenta (letras, dígitos, `.` y `_`, hasta 30), `@nombre` o la URL del perfil.',
   'create.account.notProfile':
@@ -174,6 +177,7 @@ export const es: Record<MessageKey, string> = {
     'La API de feeds envió una respuesta que no cumple su especificación. Referencia: `{ref}`.',
   'error.keyUnreadable':
     'No se puede leer la clave de la API guardada (quizá se cifró con otro secreto). Un admin debe volver a ponerla con `/clave-api establecer`. Referencia: `{ref}`.',
+  'error.reference': 'Referencia: `{ref}`.',
   'error.unknown': 'Ocurrió algo inesperado. Referencia: `{ref}`.',
   'error.unknownCommand': 'Esta versión del bot no conoce este comando.',
   'error.badOption': 'La opción `{option}` no es válida: {reason}',

@@ -7,7 +7,7 @@
  * is never sent again: the step re-lists the feeds and looks for it instead, and only when it is
  * not there is the row reported as not created (a re-run of the import creates it then).
  */
-import { ConnectionError, InvalidResponseError, ServerError, TimeoutError } from '../api/errors.js';
+import { ServerError, mayHaveDoneWork } from '../api/errors.js';
 import type { HandlerContext } from '../bot/context.js';
 import { explain } from '../bot/explain.js';
 import type { Translator } from '../i18n/index.js';
@@ -19,12 +19,6 @@ interface ImportedFeed {
   id: number;
   /** Found by re-listing after a create whose answer was lost. */
   confirmedByList: boolean;
-}
-
-/** A failure after which the feed may exist: the request may have reached the API. */
-function mayHaveArrived(error: unknown): boolean {
-  if (error instanceof TimeoutError || error instanceof ServerError) return true;
-  return (error instanceof ConnectionError || error instanceof InvalidResponseError) && error.attempts > 0;
 }
 
 function notCreated(error: unknown): StepRefusedError {
@@ -54,7 +48,7 @@ export function importSteps(ctx: HandlerContext, rows: readonly ImportRow[]): Ba
             audit(created.id, row);
             return { id: created.id, confirmedByList: false };
           } catch (error) {
-            if (!mayHaveArrived(error)) throw error;
+            if (!mayHaveDoneWork(error)) throw error;
             ctx.services.logger.warn({ err: error, row: row.row }, 'import: a create may have reached the API; checking the list before going on');
             uncertain = error;
           }

@@ -107,6 +107,31 @@ describe('/feed create', () => {
     ]);
   });
 
+  botTest('an answer lost after the API made the feed: found in the list, reported created and audited once, never sent twice', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
+    h.agent.enableCallHistory();
+    h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(502, 'Bad Gateway', { headers: rl() });
+    const listed = { ...sampleFeeds, feeds: [...sampleFeeds.feeds, { id: 7, cuenta: 'nasa', canal: '1300000000000000009', estado: 'activo', tipos: ['post'], filtros: 0, ultimoPost: null }] };
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed, { headers: rl() });
+    await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));
+    const embed = body(h).data.embeds[0]!;
+    expect([embed.title, embed.fields?.[0]?.value, (embed as { footer?: { text: string } }).footer?.text]).toEqual(['Feed created', '#7', "The feed API's answer was lost; the feed was found in its list."]);
+    expect(body(h).data.flags ?? 0).toBe(0);
+    expect(h.agent.getCallHistory()?.calls().filter((c) => c.method === 'POST')).toHaveLength(1);
+    expect(audit.mock.calls.map((c) => c[1])).toEqual([{ kind: 'feedCreated', actor: { userId: ADMIN_ID }, feed: { id: 7, cuenta: 'nasa', canalId: '1300000000000000009', tipos: ['post'] } }]);
+  });
+
+  botTest('an answer lost and the feed not in the list: told privately to look before creating again, not that it failed', async ({ bot: h }) => {
+    const audit = vi.spyOn(h.audit, 'record');
+    h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(201, '<html>proxy page</html>', { headers: rl() });
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }, { locale: 'es-ES' }));
+    const b = body(h);
+    expect(b.data.flags).toBe(MessageFlags.Ephemeral);
+    expect(b.data.embeds[0]!.description).toMatch(/^La API de feeds no confirmó que se creara el feed de `@nasa` y todavía no aparece en la lista\. .* Referencia: `[A-Z0-9]{8}`\.$/);
+    expect(audit).not.toHaveBeenCalled();
+  });
+
   botTest('shows the API message of a 400, whatever its body shape', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'POST' }).reply(400, { message: 'channel is not allowed' }, { headers: rl() });
     await h.run(chatInput('feed', 'create', { cuenta: 'nasa', canal: channel, tipos: 'post' }));

@@ -73,7 +73,8 @@ function messageCell(f: Family, fault: ApiFault, locale: string) {
     expect(seen.private, 'the explanation is ephemeral').toBe(true);
     expect(seen.messages.every((m) => m.private) && !seen.publicPlaceholderLeft, 'nothing public is left').toBe(true);
     const ref = typeof line.ref === 'string' ? line.ref : undefined;
-    expect(seen.text).toBe(expectedText(fault, catalogueFor(locale), { ...ctx, status: fault.upstreamStatus(target) ?? 0, ref }));
+    const creates = f.write?.method === 'POST' ? 'nasa' : undefined;
+    expect(seen.text).toBe(expectedText(fault, catalogueFor(locale), { ...ctx, status: fault.upstreamStatus(target) ?? 0, ref }, creates));
     expect(line).toMatchObject({ outcome: fault.outcome(fault.upstreamStatus(target) ?? 0), level: LEVEL[fault.level], upstreamStatus: fault.upstreamStatus(target), ...fault.logged });
     expect(ref !== undefined, 'a reference exactly for unexpected failures').toBe(fault.ref);
     expect(apiRequests(h, target.method, target.path)).toBe(fault.attempts[target.method]);

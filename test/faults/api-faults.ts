@@ -38,6 +38,8 @@ export interface ApiFault {
   upstreamStatus: (target: ApiTarget) => number | null;
   /** Reset of the key's rate-limit window, for faults that spend it (the clock is moved past it). */
   spendsBudget?: boolean;
+  /** The request may have done its work before the failure (src/api/errors.ts, mayHaveDoneWork): a create is then looked for, not reported failed. */
+  mayHaveDoneWork?: boolean;
 }
 
 const json = (extra: Record<string, string> = {}) => ({ headers: { 'content-type': 'application/json', ...extra } });
@@ -60,6 +62,7 @@ function status(code: number): ApiFault {
     level: 'warn',
     ref: false,
     upstreamStatus: () => code,
+    mayHaveDoneWork: true,
   };
 }
 
@@ -75,6 +78,7 @@ function invalidBody(id: string, label: string, body: string | object): ApiFault
     level: 'error',
     ref: true,
     upstreamStatus: (target) => target.ok.status,
+    mayHaveDoneWork: true,
   };
 }
 
@@ -93,12 +97,18 @@ function transport(
 
 export const API_FAULTS: ApiFault[] = [
   // The harness's per-attempt time-out is 400 ms: the answer comes too late for every attempt.
-  transport('timeout', 'time-out', 'error.timeout', 'api_timeout', { timeoutMs: 400 }, RETRIED, (api, target, ctx) =>
-    void intercept(api, target).reply(target.ok.status, target.ok.body as object, rateHeaders(ctx)).delay(1_200).times(RETRIED[target.method]),
-  ),
-  transport('reset', 'connection reset', 'error.connection', 'api_unreachable', { cause: 'ECONNRESET' }, RETRIED, (api, target) =>
-    void intercept(api, target).replyWithError(systemError('ECONNRESET', 'read ECONNRESET')).times(RETRIED[target.method]),
-  ),
+  {
+    ...transport('timeout', 'time-out', 'error.timeout', 'api_timeout', { timeoutMs: 400 }, RETRIED, (api, target, ctx) =>
+      void intercept(api, target).reply(target.ok.status, target.ok.body as object, rateHeaders(ctx)).delay(1_200).times(RETRIED[target.method]),
+    ),
+    mayHaveDoneWork: true,
+  },
+  {
+    ...transport('reset', 'connection reset', 'error.connection', 'api_unreachable', { cause: 'ECONNRESET' }, RETRIED, (api, target) =>
+      void intercept(api, target).replyWithError(systemError('ECONNRESET', 'read ECONNRESET')).times(RETRIED[target.method]),
+    ),
+    mayHaveDoneWork: true,
+  },
   // Refused before any byte was sent: even a POST is retried (nothing can have been created).
   transport('refused', 'connection refused', 'error.connection', 'api_unreachable', { cause: 'ECONNREFUSED' }, { GET: 3, DELETE: 3, POST: 3 }, (api, target) =>
     void intercept(api, target).replyWithError(systemError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:443')).times(3),
@@ -134,7 +144,11 @@ export function rateLimitVars(resetSec: number): Record<string, string> {
   return { relative: time(reset, TimestampStyles.RelativeTime), time: time(reset, TimestampStyles.LongTime) };
 }
 
-/** The explanation the user of `t` must read for this fault. */
-export function expectedText(fault: ApiFault, t: Translator, ctx: InjectContext & { status: number; ref?: string }): string {
+/**
+ * The explanation the user of `t` must read for this fault. A create (`creates`: the account it
+ * asked for) that may have been done and is not in the list is told to look before trying again.
+ */
+export function expectedText(fault: ApiFault, t: Translator, ctx: InjectContext & { status: number; ref?: string }, creates?: string): string {
+  if (creates !== undefined && fault.mayHaveDoneWork) return `${t('create.unconfirmed', { cuenta: creates })}${ctx.ref ? ` ${t('error.reference', { ref: ctx.ref })}` : ''}`;
   return t(fault.explanation.key, fault.explanation.vars?.(ctx));
 }

@@ -7,7 +7,7 @@
  */
 import type { APIMessage } from 'discord-api-types/v10';
 import { SCOPES } from '@feedbot/feed-api-contract';
-import type { DiscordEmulator, InteractionHandle, InteractionInput } from '@feedbot/discord-emulator';
+import { NoGatewaySessionError, type DiscordEmulator, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import type { RunningSandbox } from '@feedbot/sandbox';
 import { actor, messagesOf, type StoryGuild } from '../kit/story-guilds.js';
 import type { CreateClaim, DeleteClaim, Delivery, WriteOutcome } from './ledger.js';
@@ -27,10 +27,12 @@ export interface Ledger {
   forgets: number;
   /** Feeds the service paused (a change the sweeps report). */
   paused: Set<string>;
+  /** Interactions no session could take (its shard was identifying): Discord would not deliver them either. */
+  undelivered: number;
 }
 
 export function newLedger(): Ledger {
-  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set() };
+  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set(), undelivered: 0 };
 }
 
 export const ACTIONS = ['list', 'stats', 'posts', 'create', 'delete', 'panel', 'card', 'apikey', 'export', 'burst', 'pause', 'settings', 'forget'] as const;
@@ -150,7 +152,7 @@ export class GuildActors {
     const g = this.g;
     const account = `s${this.seed}.${g.lang}${g.id.slice(-3)}.${++this.creates}`;
     const d = await this.command('create', this.random() < 0.5 ? 'admin' : 'crew', 'feed', 'create', { cuenta: account, canal: g.channels.media, tipos: 'post' });
-    const outcome = this.outcomeOf(d, g.t('create.title'));
+    const outcome = this.outcomeOf(d, g.t('create.title'), g.t('create.unconfirmed', { cuenta: account }));
     const id = outcome === 'done' ? Number(/#(\d+)/.exec(d.final?.embeds[0]?.fields?.[0]?.value ?? '')?.[1]) : undefined;
     if (id !== undefined && Number.isInteger(id)) this.live.set(id, account);
     this.ledger.creates.push({ guildId: g.id, account, outcome, ...(id !== undefined ? { id } : {}), interactionId: d.snapshot.id, at: d.sentAt });
@@ -170,10 +172,11 @@ export class GuildActors {
   }
 
   /** What the user was told: done (the success title), check (told it may have happened and to look), refused, or nothing. */
-  private outcomeOf(d: Delivery, doneTitle: string, checkTitle?: string): WriteOutcome {
+  private outcomeOf(d: Delivery, doneTitle: string, checkText?: string): WriteOutcome {
     if (!d.final) return 'unanswered';
     if (title(d.final) === doneTitle) return 'done';
-    return checkTitle !== undefined && title(d.final) === checkTitle ? 'check' : 'refused';
+    const said = JSON.stringify([d.final.content, d.final.embeds.map((e) => e.description)]);
+    return checkText !== undefined && said.includes(JSON.stringify(checkText).slice(1, -1)) ? 'check' : 'refused';
   }
 
   private async setKey(): Promise<void> {
@@ -181,7 +184,7 @@ export class GuildActors {
     this.ledger.keys.add(key);
     const opened = await this.interact('apikey', { type: 'command', commandName: 'apikey', subcommand: 'set', ...actor(this.g, 'admin') });
     if (opened.snapshot.ack?.type !== 9) return;
-    await this.track('apikey', this.emulator.submitModal({ interactionId: opened.snapshot.id, values: { key }, ...actor(this.g, 'admin') }));
+    await this.track('apikey', () => this.emulator.submitModal({ interactionId: opened.snapshot.id, values: { key }, ...actor(this.g, 'admin') }));
   }
 
   private command(action: Action, who: Who, commandName: string, sub: string, options: Record<string, string | number | boolean> = {}): Promise<Delivery> {
@@ -194,23 +197,34 @@ export class GuildActors {
     const buttons = (message.components ?? []).flatMap((row) => ('components' in row ? (row.components as { custom_id?: string; label?: string }[]) : []));
     const button = buttons.find((b) => b.label === label && b.custom_id);
     if (!button?.custom_id) return undefined;
-    return this.track(action, this.emulator.pressButton({ messageId: message.id, customId: button.custom_id, ...actor(this.g, who) }));
+    const customId = button.custom_id;
+    return this.track(action, () => this.emulator.pressButton({ messageId: message.id, customId, ...actor(this.g, who) }));
   }
 
   private async pick(action: Action, who: Who, message: APIMessage, placeholder: string, values: string[]): Promise<Delivery | undefined> {
     const selects = (message.components ?? []).flatMap((row) => ('components' in row ? (row.components as { custom_id?: string; placeholder?: string; options?: { value: string }[] }[]) : []));
     const select = selects.find((c) => c.placeholder === placeholder && c.custom_id);
     if (!select?.custom_id || !values.every((v) => select.options?.some((o) => o.value === v))) return undefined;
-    return this.track(action, this.emulator.selectMenu({ messageId: message.id, customId: select.custom_id, values, ...actor(this.g, who) }));
+    const customId = select.custom_id;
+    return this.track(action, () => this.emulator.selectMenu({ messageId: message.id, customId, values, ...actor(this.g, who) }));
   }
 
   private interact(action: Action, input: InteractionInput): Promise<Delivery> {
-    return this.track(action, this.emulator.sendInteraction(input));
+    return this.track(action, () => this.emulator.sendInteraction(input));
   }
 
   /** Waits, bounded, for the interaction's last message to stop being "thinking…", and records it. */
-  private async track(action: Action, handle: InteractionHandle): Promise<Delivery> {
+  private async track(action: Action, send: () => InteractionHandle): Promise<Delivery> {
     const sentAt = Date.now();
+    let handle: InteractionHandle;
+    try {
+      handle = send();
+    } catch (error) {
+      if (!(error instanceof NoGatewaySessionError)) throw error;
+      this.ledger.undelivered++;
+      const snapshot = { id: 'undelivered', state: 'expired', callbacks: 0, dispatchedTo: [], ack: null, errors: [] } as unknown as InteractionSnapshot;
+      return { action, guildId: this.g.id, sentAt, snapshot, final: undefined };
+    }
     const deadline = sentAt + ANSWER_WAIT_MS;
     let snapshot = handle.snapshot();
     let final: APIMessage | undefined;

@@ -82,20 +82,23 @@ export function checkDeliveries(deliveries: readonly Delivery[], e: Excuses, tra
 
 /**
  * No write lost or doubled. For each create (each with an account of its own): two feeds with its
- * account are a double; one reported done must exist with its id unless a delete reported done
- * took it; one reported refused must not exist. `check` and `unanswered` may go either way.
- * For each delete reported done, the feed is gone.
+ * account are a double; one reported done must exist with its id unless a delete aimed at it; one
+ * reported refused must not exist. For each delete: reported done, the feed is gone; reported
+ * refused, it is still there (unless another delete of it may have done it). `check` and
+ * `unanswered` may go either way.
  */
 export function checkWrites(creates: readonly CreateClaim[], deletes: readonly DeleteClaim[], feeds: ReadonlyMap<string, readonly { id: number; cuenta: string }[]>): StormViolation[] {
   const out: StormViolation[] = [];
   const deletedMaybe = new Set(deletes.filter((d) => d.outcome !== 'refused').map((d) => `${d.guildId}/${d.id}`));
+  // A feed some delete aimed at: if it is gone, that delete's report is what is judged (below).
+  const aimedAt = new Set(deletes.map((d) => `${d.guildId}/${d.id}`));
   for (const c of creates) {
     const held = (feeds.get(c.guildId) ?? []).filter((f) => f.cuenta.toLowerCase() === c.account.toLowerCase());
     if (held.length > 1) out.push({ invariant: 'no write doubled', detail: `create of ${c.account} (interaction ${c.interactionId}): ${held.length} feeds ${held.map((f) => f.id).join(', ')}` });
     if (c.outcome === 'done') {
       const key = `${c.guildId}/${c.id}`;
       const there = held.some((f) => f.id === c.id);
-      if (!there && !deletedMaybe.has(key)) out.push({ invariant: 'no write lost', detail: `create of ${c.account} reported done as #${c.id} (interaction ${c.interactionId}), not in the API` });
+      if (!there && !aimedAt.has(key)) out.push({ invariant: 'no write lost', detail: `create of ${c.account} reported done as #${c.id} (interaction ${c.interactionId}), not in the API` });
     }
     if (c.outcome === 'refused' && held.length > 0) {
       const gone = held.every((f) => deletedMaybe.has(`${c.guildId}/${f.id}`));
@@ -103,8 +106,11 @@ export function checkWrites(creates: readonly CreateClaim[], deletes: readonly D
     }
   }
   for (const d of deletes) {
-    if (d.outcome !== 'done') continue;
-    if ((feeds.get(d.guildId) ?? []).some((f) => f.id === d.id)) out.push({ invariant: 'no write lost', detail: `delete of #${d.id} reported done (interaction ${d.interactionId}), still in the API` });
+    const held = (feeds.get(d.guildId) ?? []).some((f) => f.id === d.id);
+    if (d.outcome === 'done' && held) out.push({ invariant: 'no write lost', detail: `delete of #${d.id} reported done (interaction ${d.interactionId}), still in the API` });
+    if (d.outcome === 'refused' && !held && !deletedMaybe.has(`${d.guildId}/${d.id}`)) {
+      out.push({ invariant: 'told what happened', detail: `delete of #${d.id} reported not done (interaction ${d.interactionId}), but the feed is gone` });
+    }
   }
   return out;
 }

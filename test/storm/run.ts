@@ -50,6 +50,8 @@ export interface StormReport {
   replay: string;
   durationS: number;
   interactions: number;
+  /** Sent while no session held the shard: Discord delivers those to nobody. */
+  undelivered: number;
   byAction: Record<string, number>;
   faults: Partial<Record<FaultKind, number>>;
   injected: { feedApi: Record<string, number>; discord: Record<string, number> };
@@ -340,6 +342,7 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
       replay: replayCommand(plan),
       durationS: Math.round((Date.now() - started) / 1000),
       interactions: ledger.deliveries.length,
+      undelivered: ledger.undelivered,
       byAction,
       faults: faultsSeen,
       injected: { feedApi: s.sandbox.faults.injected(), discord: s.emulator.restFaults.injected() },
