@@ -20,7 +20,7 @@ import { CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { modal, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId } from '../../src/bot/custom-id.js';
-import { UnconfirmedCreateError, UserError } from '../../src/bot/errors.js';
+import { UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/bot/options.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
@@ -130,7 +130,7 @@ async function createFeed(interaction: Interaction, ctx: HandlerContext, feed: N
   } catch (error) {
     if (!mayHaveDoneWork(error)) throw error;
     const found = await findCreated(ctx, feed).catch(() => undefined);
-    if (!found) throw new UnconfirmedCreateError(feed.cuenta, error);
+    if (!found) throw new UnconfirmedWriteError('create.unconfirmed', { cuenta: feed.cuenta }, error);
     created = found;
   }
   // Recorded before answering: the feed exists whether or not Discord takes the answer.

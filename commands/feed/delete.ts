@@ -6,13 +6,14 @@
  * again when Delete is pressed (it may have been revoked).
  */
 import { ChannelType, type AnySelectMenuInteraction, type ButtonInteraction, type ChatInputCommandInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
-import { RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
+import { RateGateRefusalError, RateLimitedError, mayHaveDoneWork } from '../../src/api/errors.js';
 import type { FeedApiClient } from '../../src/api/client.js';
+import type { DeleteFeedResponse } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
 import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, oneOf, snowflake, withFormerFormat, type CustomIdCodec, type Decoded } from '../../src/bot/custom-id.js';
-import { InvalidOptionError, UserError } from '../../src/bot/errors.js';
+import { InvalidOptionError, UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
@@ -152,7 +153,7 @@ export function createDeleteFeature(): DeleteFeature {
       const actor = await ctx.requireFeedManager('deleteFeed');
       let result: Awaited<ReturnType<FeedApiClient['deleteFeed']>>;
       try {
-        result = await ctx.call((api, auth) => api.deleteFeed(auth, confirmation.id));
+        result = await deleteOrLook(ctx, confirmation.id);
       } catch (error) {
         // Refused by the request budget (the API's 429, or the gate before sending): nothing was
         // deleted and the explanation says to try again after the reset, so the same Delete
@@ -180,4 +181,24 @@ export function createDeleteFeature(): DeleteFeature {
       bulk.dispose();
     },
   };
+}
+
+/**
+ * DELETE /feeds/{id}. When every attempt's answer was lost (a 5xx, a time-out, a cut connection:
+ * the feed may be deleted), a fresh list says which: gone is deleted, still there is the failure,
+ * and a list that cannot be read either tells the user to look before trying again.
+ */
+async function deleteOrLook(ctx: HandlerContext, id: number): Promise<DeleteFeedResponse> {
+  try {
+    return await ctx.call((api, auth) => api.deleteFeed(auth, id));
+  } catch (error) {
+    if (!mayHaveDoneWork(error)) throw error;
+    const gone = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true })).then(
+      (list) => !list.feeds.some((f) => f.id === id),
+      () => undefined,
+    );
+    if (gone === undefined) throw new UnconfirmedWriteError('delete.unconfirmed', { id }, error);
+    if (!gone) throw error;
+    return { ok: true, mensaje: '' };
+  }
 }

@@ -3,7 +3,7 @@
  * stable `code`) to pick the user-facing explanation; nothing here ever holds the API key: the
  * client scrubs it from server-provided text before it reaches `apiMessage` or `body`.
  */
-import { mayHaveReachedServer } from './retry-policy.js';
+import { mayHaveBeenSent } from './retry-policy.js';
 import { ROUTES, type RouteName, type Scope } from '@feedbot/feed-api-contract';
 
 interface FeedApiErrorInit {
@@ -209,6 +209,6 @@ export function httpErrorFor(init: FeedApiHttpErrorInit & { route: RouteName; fe
  */
 export function mayHaveDoneWork(error: unknown): boolean {
   if (error instanceof TimeoutError || error instanceof ServerError || error instanceof InvalidResponseError) return true;
-  // A refused connection sent nothing; a reset or a cut socket may have sent it all.
-  return error instanceof ConnectionError && error.attempts > 0 && mayHaveReachedServer({ kind: 'connection', systemCode: error.systemCode });
+  // A refused connection or a refused certificate sent nothing; a reset or a cut socket may have sent it all.
+  return error instanceof ConnectionError && error.attempts > 0 && mayHaveBeenSent(error.systemCode);
 }

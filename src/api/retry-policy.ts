@@ -51,6 +51,14 @@ export function mayHaveReachedServer(outcome: AttemptOutcome): boolean {
   return outcome.systemCode === undefined || !NOT_SENT_CODES.has(outcome.systemCode);
 }
 
+/**
+ * Whether a connection failure may have come after the request was written: a reset or a cut
+ * socket may have; a refused connection or a certificate refused in the handshake did not.
+ */
+export function mayHaveBeenSent(systemCode: string | undefined): boolean {
+  return systemCode === undefined || MAYBE_SENT_CODES.has(systemCode);
+}
+
 export function shouldRetry(method: Method, outcome: AttemptOutcome): boolean {
   if (outcome.kind === 'connection') {
     const code = outcome.systemCode;

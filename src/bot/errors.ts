@@ -53,15 +53,17 @@ export class InvalidOptionError extends UserError {
 }
 
 /**
- * A create whose answer was lost (`apiFailure`: a time-out, a 5xx, a reset, an unreadable body)
- * and whose feed the list did not show either: the user hears that it may still appear; the log
- * line keeps the API's failure.
+ * A write whose answer was lost (`apiFailure`: a time-out, a 5xx, a reset, an unreadable body)
+ * and whose effect the list could not settle: the user hears that it may have happened and to
+ * look before trying again (`create.unconfirmed`, `delete.unconfirmed`); the log line keeps the
+ * API's failure.
  */
-export class UnconfirmedCreateError extends UserError {
+export class UnconfirmedWriteError extends UserError {
   constructor(
-    cuenta: string,
+    key: 'create.unconfirmed' | 'delete.unconfirmed',
+    vars: Vars,
     readonly apiFailure: unknown,
   ) {
-    super('create.unconfirmed', { cuenta });
+    super(key, vars);
   }
 }

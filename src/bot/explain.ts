@@ -8,7 +8,7 @@ import { DiscordAPIError, HTTPError, RateLimitError, TimestampStyles, time } fro
 import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
-import { MissingPermissionError, UnconfirmedCreateError, UserError } from './errors.js';
+import { MissingPermissionError, UnconfirmedWriteError, UserError } from './errors.js';
 import { quotedApiText } from '../render/api-text.js';
 
 export interface Explanation {
@@ -81,7 +81,7 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     const key = error.managerRolesExist ? 'error.missingPermission.orManager' : 'error.missingPermission';
     return { message: t(key, { action: t(`action.${error.action}`) }), outcome: 'forbidden_member', level: 'info' };
   }
-  if (error instanceof UnconfirmedCreateError) {
+  if (error instanceof UnconfirmedWriteError) {
     // Logged as the API failure it was (outcome, level, reference); told as what the user must do.
     const why = explain(error.apiFailure, ctx);
     const told = t(error.key, error.vars);

@@ -100,6 +100,7 @@ export const en = {
   'delete.confirm.details': ' (@{cuenta} → <#{channel}>)',
   'delete.button.confirm': 'Delete',
   'delete.button.cancel': 'Cancel',
+  'delete.unconfirmed': 'The feed API did not confirm whether feed #{id} was deleted, and its list could not be read. Look at `/feed list` before trying again.',
   'delete.done.title': 'Feed deleted',
   'delete.done': 'Feed #{id} was deleted.',
   'delete.notConfirmed': 'The API answered without confirming that feed #{id} was deleted. Check with `/feed list`.',

@@ -94,6 +94,7 @@ export const es: Record<MessageKey, string> = {
   'delete.confirm.details': ' (@{cuenta} → <#{channel}>)',
   'delete.button.confirm': 'Eliminar',
   'delete.button.cancel': 'Cancelar',
+  'delete.unconfirmed': 'La API de feeds no confirmó si el feed #{id} se eliminó, y su lista no se pudo leer. Mira `/feed lista` antes de volver a intentarlo.',
   'delete.done.title': 'Feed eliminado',
   'delete.done': 'Se eliminó el feed #{id}.',
   'delete.notConfirmed': 'La API respondió sin confirmar que se eliminara el feed #{id}. Compruébalo con `/feed lista`.',

@@ -9,7 +9,7 @@ import { describe, expect } from 'vitest';
 import type { APIInteraction } from 'discord-api-types/v10';
 import { GUILD_ID } from '../helpers/discord.js';
 import { TEST_KEY, botTest, type BotHarness, type HarnessOptions } from '../helpers/bot.js';
-import { API_FAULTS, expectedText, type ApiFault, type InjectContext } from './api-faults.js';
+import { API_FAULTS, expectedText, unconfirmedOf, type ApiFault, type InjectContext } from './api-faults.js';
 import { FAMILIES, NEW_KEY, answerHealthily, runFamily, type Family } from './families.js';
 import { LEVEL, LOCALES, apiRequests, catalogueFor, interactionLine, visibleAnswer, watchForCrashes } from './support.js';
 
@@ -73,8 +73,7 @@ function messageCell(f: Family, fault: ApiFault, locale: string) {
     expect(seen.private, 'the explanation is ephemeral').toBe(true);
     expect(seen.messages.every((m) => m.private) && !seen.publicPlaceholderLeft, 'nothing public is left').toBe(true);
     const ref = typeof line.ref === 'string' ? line.ref : undefined;
-    const creates = f.write?.method === 'POST' ? 'nasa' : undefined;
-    expect(seen.text).toBe(expectedText(fault, catalogueFor(locale), { ...ctx, status: fault.upstreamStatus(target) ?? 0, ref }, creates));
+    expect(seen.text).toBe(expectedText(fault, catalogueFor(locale), { ...ctx, status: fault.upstreamStatus(target) ?? 0, ref }, unconfirmedOf(f)));
     expect(line).toMatchObject({ outcome: fault.outcome(fault.upstreamStatus(target) ?? 0), level: LEVEL[fault.level], upstreamStatus: fault.upstreamStatus(target), ...fault.logged });
     expect(ref !== undefined, 'a reference exactly for unexpected failures').toBe(fault.ref);
     expect(apiRequests(h, target.method, target.path)).toBe(fault.attempts[target.method]);

@@ -6,7 +6,7 @@
 import { TimestampStyles, time } from 'discord.js';
 import type { Interceptable } from 'undici';
 import type { MessageKey, Translator } from '../../src/i18n/index.js';
-import type { ApiTarget, Method } from './families.js';
+import type { ApiTarget, Family, Method } from './families.js';
 import type { Level } from './support.js';
 
 /** What a test learns while injecting, for the expected text. */
@@ -144,11 +144,25 @@ export function rateLimitVars(resetSec: number): Record<string, string> {
   return { relative: time(reset, TimestampStyles.RelativeTime), time: time(reset, TimestampStyles.LongTime) };
 }
 
+/** A write's "it may have happened, look first" (its catalogue key and placeholders). */
+export interface Unconfirmed {
+  key: 'create.unconfirmed' | 'delete.unconfirmed';
+  vars: Record<string, string | number>;
+}
+
+/** What a write family of families.ts says when its answer was lost and the list cannot be read either. */
+export function unconfirmedOf(f: Pick<Family, 'write'>): Unconfirmed | undefined {
+  if (f.write?.method === 'POST') return { key: 'create.unconfirmed', vars: { cuenta: 'nasa' } };
+  if (f.write?.method === 'DELETE') return { key: 'delete.unconfirmed', vars: { id: 1 } };
+  return undefined;
+}
+
 /**
- * The explanation the user of `t` must read for this fault. A create (`creates`: the account it
- * asked for) that may have been done and is not in the list is told to look before trying again.
+ * The explanation the user of `t` must read for this fault. A write (`unconfirmed`: what it says
+ * then) that may have been done, and that the list (not answered here) could not settle, is
+ * told to look before trying again.
  */
-export function expectedText(fault: ApiFault, t: Translator, ctx: InjectContext & { status: number; ref?: string }, creates?: string): string {
-  if (creates !== undefined && fault.mayHaveDoneWork) return `${t('create.unconfirmed', { cuenta: creates })}${ctx.ref ? ` ${t('error.reference', { ref: ctx.ref })}` : ''}`;
+export function expectedText(fault: ApiFault, t: Translator, ctx: InjectContext & { status: number; ref?: string }, unconfirmed?: Unconfirmed): string {
+  if (unconfirmed && fault.mayHaveDoneWork) return `${t(unconfirmed.key, unconfirmed.vars)}${ctx.ref ? ` ${t('error.reference', { ref: ctx.ref })}` : ''}`;
   return t(fault.explanation.key, fault.explanation.vars?.(ctx));
 }

@@ -33,6 +33,32 @@ describe('/feed delete → Delete when the first attempt timed out after the API
   });
 });
 
+describe('/feed delete → Delete when every attempt failed after the API may have deleted the feed', () => {
+  botTest.override({ harness: { timeoutMs: 400 } });
+
+  botTest('a fresh list without the feed: told it is deleted', async ({ bot: h }) => {
+    const f = family('/feed delete → Delete');
+    const without = { ...sampleFeeds, feeds: sampleFeeds.feeds.filter((feed) => feed.id !== 1) };
+    const gone = await runFamily(h, f, 'en-US', () => {
+      h.agent.enableCallHistory();
+      h.agent.clearCallHistory();
+      h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(502, 'Bad Gateway', { headers: rl() }).times(3);
+      h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, without, { headers: rl() });
+    });
+    expect(apiRequests(h, 'DELETE', '/v1/feeds/1')).toBe(3);
+    expect(visibleAnswer(h, gone, true).text).toBe(catalogueFor('en-US')('delete.done', { id: 1 }));
+  });
+
+  botTest('a fresh list that still holds the feed: told the failure', async ({ bot: h }) => {
+    const f = family('/feed delete → Delete');
+    const still = await runFamily(h, f, 'en-US', () => {
+      h.api.intercept({ path: '/v1/feeds/1', method: 'DELETE' }).reply(502, 'Bad Gateway', { headers: rl() }).times(3);
+      h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, sampleFeeds, { headers: rl() });
+    });
+    expect(visibleAnswer(h, still, true).text).toBe(catalogueFor('en-US')('error.server', { status: 502 }));
+  });
+});
+
 describe('two delete confirmations of the same feed by the same admin within one second', () => {
   const fixedNow = Date.now();
   botTest.override({ harness: { confirmTtlMs: 300, now: () => fixedNow } });

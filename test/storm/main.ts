@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { serverBinariesMissing } from '@feedbot/playground';
+import { missingNginx, serverBinariesMissing } from '@feedbot/playground';
 import { SHAPES, STORES, replayCommand, type Shape, type Store } from './plan.js';
 import { runStorm, type StormReport } from './run.js';
 
@@ -55,7 +55,9 @@ async function main(): Promise<number> {
   const reports: StormReport[] = [];
   let broken = 0;
   for (const run of runs) {
-    const missing = run.store === 'sqlite' && run.shape !== 'replicas' ? undefined : serverBinariesMissing(run.store === 'postgres' ? 'postgres' : 'redis');
+    const missing =
+      (run.store === 'sqlite' ? undefined : serverBinariesMissing(run.store)) ??
+      (run.shape === 'replicas' ? (serverBinariesMissing('redis') ?? missingNginx()) : undefined);
     if (missing) {
       if (process.env.CI) throw new Error(`storm ${replayCommand(run)}: ${missing}`);
       console.log(`skipped ${replayCommand(run)}: ${missing}`);
