@@ -131,12 +131,15 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
     await s.deployCommands({ global: true });
 
     let closing = false;
+    let supervising = false;
     const track = (slot: Slot, proc: BotProcess) => {
       slot.proc = proc;
       slot.starts++;
       everyProcess.push(proc);
       void proc.exited.then((exit) => {
         if (expectedExits.has(proc) || closing) return;
+        // The documented start with the key store down: exit 1 and one line; the supervisor starts it again.
+        if (supervising && exit.code === 1 && KEY_STORE_DOWN.test(proc.stderr.join(''))) return;
         violate('no process exits but by a signal', `${slot.name} exited by itself (${JSON.stringify(exit)}): ${proc.stderr.join('').slice(-400)}`);
       });
     };
@@ -151,13 +154,24 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
         await proc;
         return;
       }
-      const proc = s.spawnBot({ env: envOf(slot, i) });
-      track(slot, proc);
-      await proc.waitForLog((l) => l.msg === 'ready', 60_000);
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const proc = s.spawnBot({ env: envOf(slot, i) });
+        track(slot, proc);
+        try {
+          await proc.waitForLog((l) => l.msg === 'ready', Math.max(1, deadline - Date.now()));
+          return;
+        } catch (error) {
+          // As systemd's Restart=on-failure or a Kubernetes restart: again, a second later.
+          if (!supervising || proc.running || Date.now() > deadline) throw error;
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      }
     };
 
     // The store down when the processes start, when the seed says so: they must come up anyway.
     if (plan.storeDownAtStartS > 0 && store) {
+      supervising = true;
       await store.down();
       faultsSeen.store_down = (faultsSeen.store_down ?? 0) + 1;
       setTimeout(() => void store.up().catch((e: unknown) => log(`store up failed: ${String(e)}`)), plan.storeDownAtStartS * 1000);
@@ -176,6 +190,7 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
       throw error;
     }
     if (store) await store.up();
+    supervising = false;
     log(`storm ${replayCommand(plan)}: ${slots.length} process(es) ready after ${Math.round((Date.now() - started) / 1000)} s`);
 
     const random = actorRandom(plan.seed);
@@ -368,6 +383,9 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The one line a process prints when it cannot open its key store at start (test/keys/startup-errors.test.ts). */
+const KEY_STORE_DOWN = /DATABASE_URL: cannot use the key store at [^\n]*: (connection refused|timed out)/;
 
 /** The API faults, as sandbox rules (probability from the plan). */
 const API_FAULTS = {
