@@ -131,39 +131,45 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
     await s.deployCommands({ global: true });
 
     let closing = false;
-    let supervising = false;
     const track = (slot: Slot, proc: BotProcess) => {
       slot.proc = proc;
       slot.starts++;
       everyProcess.push(proc);
       void proc.exited.then((exit) => {
         if (expectedExits.has(proc) || closing) return;
-        // The documented start with the key store down: exit 1 and one line; the supervisor starts it again.
-        if (supervising && exit.code === 1 && KEY_STORE_DOWN.test(proc.stderr.join(''))) return;
+        // The documented start with the key store down: exit 1 and one line, before `ready`; startSlot starts it again.
+        if (exit.code === 1 && !proc.lines.some((l) => l.msg === 'ready') && KEY_STORE_DOWN.test(proc.stderr.join(''))) return;
         violate('no process exits but by a signal', `${slot.name} exited by itself (${JSON.stringify(exit)}): ${proc.stderr.join('').slice(-400)}`);
       });
     };
     const envOf = (slot: Slot, i: number): Record<string, string> => ({ METRICS_PORT: String(slot.metricsPort), ...(opts.shape === 'shards' ? { SHARD_IDS: String(i) } : {}) });
     let group: BotGroup | undefined;
+    /**
+     * Starts slot `i` (again) and waits for its `ready`. A process that cannot open its key store
+     * (the store is down) exits 1 with its one documented line: started again a second later, as
+     * systemd's Restart=on-failure or Kubernetes would, until the store answers (60 s at most).
+     */
     const startSlot = async (i: number): Promise<void> => {
       const slot = slots[i]!;
-      if (group) {
-        const proc = group.restartMember(i, 60_000);
-        // restartMember resolves once ready; the member is in the group at once.
-        track(slot, group.members[i]!);
-        await proc;
-        return;
-      }
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const proc = s.spawnBot({ env: envOf(slot, i) });
+        const left = Math.max(1, deadline - Date.now());
+        let proc: BotProcess;
+        let ready: Promise<unknown>;
+        if (group) {
+          ready = group.restartMember(i, left);
+          proc = group.members[i]!;
+        } else {
+          proc = s.spawnBot({ env: envOf(slot, i) });
+          ready = proc.waitForLog((l) => l.msg === 'ready', left);
+        }
         track(slot, proc);
         try {
-          await proc.waitForLog((l) => l.msg === 'ready', Math.max(1, deadline - Date.now()));
+          await ready;
           return;
         } catch (error) {
-          // As systemd's Restart=on-failure or a Kubernetes restart: again, a second later.
-          if (!supervising || proc.running || Date.now() > deadline) throw error;
+          await Promise.race([proc.exited, new Promise((r) => setTimeout(r, 2_000))]);
+          if (proc.running || !KEY_STORE_DOWN.test(proc.stderr.join('')) || Date.now() > deadline) throw error;
           await new Promise((r) => setTimeout(r, 1_000));
         }
       }
@@ -171,7 +177,6 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
 
     // The store down when the processes start, when the seed says so: they must come up anyway.
     if (plan.storeDownAtStartS > 0 && store) {
-      supervising = true;
       await store.down();
       faultsSeen.store_down = (faultsSeen.store_down ?? 0) + 1;
       setTimeout(() => void store.up().catch((e: unknown) => log(`store up failed: ${String(e)}`)), plan.storeDownAtStartS * 1000);
@@ -190,7 +195,6 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
       throw error;
     }
     if (store) await store.up();
-    supervising = false;
     log(`storm ${replayCommand(plan)}: ${slots.length} process(es) ready after ${Math.round((Date.now() - started) / 1000)} s`);
 
     const random = actorRandom(plan.seed);

@@ -1,15 +1,16 @@
 /**
- * The whole demo in one call: the sandbox (seeded, simulator on), the Discord emulator, the real
- * bot (from its TypeScript sources, as `npm run dev` runs it) with its commands deployed, the demo server's API key set through the same
- * `/apikey set` form an admin would use, and the web playground. `npm run demo` and the browser
- * test both start it this way.
+ * The whole demo in one call: the sandbox (seeded), the Discord emulator, the real bot (from its
+ * TypeScript sources, as `npm run dev` runs it) with its commands deployed, the demo server's API
+ * key set through the same `/apikey set` form an admin would use, the forwarding service's new
+ * posts (recorded by the sandbox's simulator and posted into each feed's channel), and the web
+ * playground. `npm run demo` and the browser test both start it this way.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { APIMessage } from 'discord-api-types/v10';
+import type { APIEmbed, APIMessage } from 'discord-api-types/v10';
 import { silentLogger, type Logger } from './log.js';
-import { DEMO_GUILD_ID } from '@feedbot/sandbox';
+import { DEMO_GUILD_ID, type PostRecord } from '@feedbot/sandbox';
 import type { PlaygroundActor, PlaygroundNote } from './api.js';
 import { startPlayground, type RunningPlayground } from './playground.js';
 import { BotGroup, type RunningBot } from './bot-group.js';
@@ -30,7 +31,10 @@ export interface DemoOptions {
   fallbackToFreePort?: boolean;
   /** Delete the data directory first. */
   fresh?: boolean;
-  /** How often the sandbox forwards a generated post; false for never. */
+  /**
+   * How often the service forwards generated posts (a round at start, then one every so often);
+   * false for never (`forwardPosts()` still runs a round on demand).
+   */
   simulateMs?: number | false;
   seed?: number;
   /**
@@ -66,8 +70,22 @@ export interface RunningDemo {
   endpoint: string | undefined;
   playground: RunningPlayground;
   autoKey: AutoKeyResult;
+  /**
+   * One forwarding round now, as the demo runs every `simulateMs`: the sandbox records a new post
+   * for some active feeds (for each with `everyFeed`), and each post appears in its feed's channel
+   * as the service's webhook posts it. Resolves with the messages posted.
+   */
+  forwardPosts(options?: ForwardOptions): Promise<APIMessage[]>;
   close(): Promise<void>;
 }
+
+export interface ForwardOptions {
+  /** Every active feed forwards one post, instead of each one by chance. */
+  everyFeed?: boolean;
+}
+
+/** The webhook the forwarding service posts through: the author of every forwarded post. */
+export const FORWARDER_WEBHOOK = { id: '1600000000000000001', name: 'Post forwarder' } as const;
 
 /**
  * The bot's key store is encrypted with a secret; keeping it next to the data lets a later run
@@ -122,6 +140,61 @@ function actors(): Record<'admin' | 'member', PlaygroundActor> {
   return {
     admin: info(ADMIN_USER_ID, ADMIN_PERMISSIONS, '/static/avatars/ana.svg'),
     member: info(MEMBER_USER_ID, MEMBER_PERMISSIONS, '/static/avatars/max.svg'),
+  };
+}
+
+/** A forwarded post as the service writes it: account and kind, caption and picture, linked to the post. */
+function forwardedEmbed(sandboxUrl: string, post: PostRecord) {
+  // The sandbox serves each post's page and picture there (the API's postUrl and mediaUrl).
+  return {
+    title: `@${post.cuenta} · ${post.tipo}`,
+    url: `${sandboxUrl}/p/${post.code}`,
+    description: post.caption,
+    image: { url: `${sandboxUrl}/media/${post.code}.png` },
+    timestamp: post.publicadoEn,
+  } satisfies APIEmbed;
+}
+
+/**
+ * What the real service does with a new post: records it (a round of the sandbox's simulator)
+ * and posts it into its feed's channel through its webhook, so the channel holds posts a member
+ * can right-click (Apps → Feed of this post). Rounds run one at a time; `everyMs` false: only on demand.
+ */
+function startForwarding(stack: Stack, logger: Logger, everyMs: number | false) {
+  let latest: Promise<unknown> = Promise.resolve();
+
+  async function round(options: ForwardOptions): Promise<APIMessage[]> {
+    const posts = (await stack.sandbox.admin.simulateTick(options)).filter((p) => p.guildId === DEMO_GUILD_ID);
+    if (posts.length === 0) return [];
+    const channelOf = new Map((await stack.sandbox.admin.listFeeds(DEMO_GUILD_ID)).map((f) => [f.id, f.canalId]));
+    const messages: APIMessage[] = [];
+    for (const post of posts) {
+      const channelId = channelOf.get(post.feedId);
+      if (!channelId) continue;
+      try {
+        messages.push(stack.emulator.postMessage({ channelId, author: { webhook: FORWARDER_WEBHOOK }, embeds: [forwardedEmbed(stack.sandbox.url, post)] }));
+      } catch (error) {
+        // Its channel was deleted (the emulator knows no such channel): the service has nowhere to post it.
+        logger.debug({ err: error, feedId: post.feedId }, 'a forwarded post was not posted');
+      }
+    }
+    return messages;
+  }
+
+  const forward = (options: ForwardOptions = {}): Promise<APIMessage[]> => {
+    const next = latest.then(() => round(options));
+    latest = next.catch(() => undefined);
+    return next;
+  };
+  const timer = everyMs ? setInterval(() => void forward().catch((error: unknown) => logger.warn({ err: error }, 'forwarding posts failed')), everyMs) : undefined;
+  timer?.unref();
+  return {
+    forward,
+    /** Stops the timer and waits for a round in progress (never rejects). */
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await latest;
+    },
   };
 }
 
@@ -209,12 +282,15 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
     dataDir,
     logger,
     seed: opts.seed ?? 1,
-    simulateMs: opts.simulateMs ?? DEFAULT_SIMULATE_MS,
+    // The demo runs the simulator's rounds itself (startForwarding), so they reach the channels too.
+    simulateMs: false,
     keySecret: keySecret(dataDir),
     transport: opts.transport,
     replicas: opts.replicas,
   });
+  const simulateMs = opts.simulateMs ?? DEFAULT_SIMULATE_MS;
   let playground: RunningPlayground | undefined;
+  let forwarding: ReturnType<typeof startForwarding> | undefined;
   let closing = false;
   try {
     step('registering the slash commands (npm run deploy-commands)');
@@ -229,6 +305,10 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
     step('setting the demo server API key through /apikey set');
     const autoKey = await setDemoKey(stack);
     if (!autoKey.ok) logger.warn({ answer: autoKey.answer }, 'the demo could not set the API key itself; run /apikey set in the playground');
+
+    forwarding = startForwarding(stack, logger, simulateMs);
+    // The emulator keeps no messages between runs: a first round gives each channel a post to right-click at once.
+    if (simulateMs) await forwarding.forward({ everyFeed: true });
 
     const notes = (): PlaygroundNote[] => [
       autoKey.ok
@@ -265,6 +345,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
       logger,
     });
     const running = playground;
+    const forwarder = forwarding;
     lock.announce(running.url);
     return {
       url: running.url,
@@ -276,8 +357,10 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
       endpoint: stack.interactionsEndpoint,
       playground: running,
       autoKey,
+      forwardPosts: (options) => forwarder.forward(options),
       async close() {
         closing = true;
+        await forwarder.stop();
         await running.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the playground failed'));
         await stack.close();
         lock.release();
@@ -285,6 +368,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
     };
   } catch (error) {
     closing = true;
+    await forwarding?.stop();
     await playground?.close().catch(() => undefined);
     await stack.close().catch(() => undefined);
     throw error;

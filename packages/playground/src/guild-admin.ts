@@ -1,8 +1,8 @@
 /**
  * The demo server itself, beside the conversations with the bot: its channels, which the page's
  * owner creates and deletes as in Discord (the emulator tells the bot with CHANNEL_CREATE and
- * CHANNEL_DELETE), and the messages the bot posted in them by itself (the audit channel's embeds),
- * which are not answers to anyone's interaction.
+ * CHANNEL_DELETE), and the messages posted in them that are not answers to anyone's interaction:
+ * the bot's own (the audit channel's embeds) and the forwarding service's, through its webhook.
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
@@ -19,8 +19,8 @@ export interface GuildAdminDeps {
   actors: Record<ActorKey, PlaygroundActor>;
 }
 
-/** A message the bot posted in a channel itself: neither an interaction's answer nor a webhook's. */
-export const isChannelPost = (m: APIMessage): boolean => !m.webhook_id && !m.interaction_metadata;
+/** A message posted in a channel by the bot itself or by a webhook: not an interaction's answer. */
+export const isChannelPost = (m: APIMessage): boolean => !m.interaction_metadata;
 
 export function createGuildAdmin(deps: GuildAdminDeps) {
   const { emulator, guildId } = deps;

@@ -106,4 +106,10 @@ describe('channel posts', () => {
     const posts = (await call('GET', '/api/posts')).json().posts as { channel_id: string; embeds: { title: string }[] }[];
     expect(posts).toEqual([expect.objectContaining({ channel_id: DEMO_CHANNEL_IDS[1], embeds: [expect.objectContaining({ title: 'Feed #1 created' })] })]);
   });
+
+  it('lists what a webhook posted too: the forwarding service’s posts', async () => {
+    const forwarded = emulator.postMessage({ channelId: DEMO_CHANNEL_IDS[0], author: { webhook: { id: '1600000000000000001', name: 'Post forwarder' } }, embeds: [{ title: '@nasa · post', url: 'https://127.0.0.1:9/p/AAAAAAAAAAA' }] });
+    const posts = (await call('GET', '/api/posts')).json().posts as { id: string; webhook_id?: string }[];
+    expect(posts).toContainEqual(expect.objectContaining({ id: forwarded.id, webhook_id: '1600000000000000001' }));
+  });
 });

@@ -57,13 +57,14 @@ export interface DemoInChromium {
 
 /**
  * `startDemo` as `npm run demo` runs it, without the simulator (the posts of a feed stay what the
- * seed made, so the page is deterministic), with Debian's Chromium on its page.
+ * seed made, so the page is deterministic), with Debian's Chromium on its page. `simulateMs`
+ * forwards posts as the demo does: a round at start, then one every so often.
  */
-export async function openDemoInChromium(dirPrefix: string): Promise<DemoInChromium> {
+export async function openDemoInChromium(dirPrefix: string, opts: { simulateMs?: number } = {}): Promise<DemoInChromium> {
   if (!HAVE_CHROMIUM) throw new Error(`CI must provide Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
   mkdirSync(SHOTS, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), dirPrefix));
-  const [demo, browser] = await Promise.allSettled([startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() }), launchChromium()]);
+  const [demo, browser] = await Promise.allSettled([startDemo({ dataDir: dir, port: 0, simulateMs: opts.simulateMs ?? false, logger: silentLogger() }), launchChromium()]);
   const close = async () => {
     if (browser.status === 'fulfilled') await browser.value.close().catch(() => undefined);
     if (demo.status === 'fulfilled') await demo.value.close();
@@ -159,9 +160,26 @@ export class PlaygroundPage {
     await this.channel(name).waitFor({ state: 'detached' });
   }
 
-  /** The bot's own posts in the channel shown (not answers to an interaction). */
+  /** The posts in the channel shown (the bot's own, the forwarding service's): not answers to an interaction. */
   posts(): Locator {
     return this.page.locator('#log > discord-message[data-post]');
+  }
+
+  /** Whether some of `target` shows in the chat's scrolled area. */
+  inView(target: Locator): Promise<boolean> {
+    return target.evaluate((node) => {
+      const box = node.getBoundingClientRect();
+      const view = document.getElementById('scroller')!.getBoundingClientRect();
+      return box.bottom > view.top && box.top < view.bottom;
+    });
+  }
+
+  /** How far above the chat's end the view is, in pixels (0: at the bottom). */
+  fromBottom(): Promise<number> {
+    return this.page.evaluate(() => {
+      const scroller = document.getElementById('scroller')!;
+      return Math.round(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
+    });
   }
 
   async actAs(actor: 'admin' | 'member'): Promise<void> {

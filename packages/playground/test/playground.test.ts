@@ -124,6 +124,19 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect(channel.getByRole('combobox').textContent()).resolves.toContain('news');
     await expect(conversation().count()).resolves.toBe(1);
     await pg.shot(`04b-list-filtered-${lang}`);
+    // The bot lets the filter take no channel (min_values 0): cleared with its × (en) or by picking
+    // #news again (es), the same message lists every channel's feeds again.
+    if (lang === 'en') {
+      await channel.getByRole('button', { name: 'Clear selection' }).click();
+    } else {
+      await channel.getByRole('combobox').click();
+      await channel.getByRole('option', { name: 'news' }).click();
+    }
+    await conversation(`[data-message-id="${messageId}"]`).locator('discord-embed[embed-title="Feeds"]').waitFor();
+    await message.locator('discord-embed-field[field-title*="@cocina.facil"]').waitFor();
+    await expect(channel.getByRole('combobox').textContent()).resolves.toContain(lang === 'en' ? 'Filter by channel…' : 'Filtrar por canal…');
+    await expect(channel.getByRole('button', { name: lang === 'en' ? 'Clear selection' : 'Borrar la selección' }).isVisible()).resolves.toBe(false);
+    await expect(conversation().count()).resolves.toBe(1);
     await pg.speak('en');
   });
 
@@ -186,6 +199,15 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect(answer.textContent()).resolves.toMatch(/refused this key \(401\)/);
     // The key the demo set is still the one in use.
     await pg.run('stats').then((c) => c().locator('discord-embed[embed-title="Forwarding statistics"]').waitFor());
+  });
+
+  it('dismissing a private answer (/apikey status) takes all of it away, the command’s line too', async () => {
+    const conversation = await pg.run('apikey status');
+    const answer = conversation(EPHEMERAL);
+    await answer.locator('discord-embed').waitFor();
+    await answer.getByText('Dismiss message').click();
+    await expect.poll(() => conversation().count()).toBe(0);
+    await expect(page.getByText('Sending command…').count()).resolves.toBe(0);
   });
 
   it('a Spanish client sees Spanish commands and gets Spanish answers', async () => {

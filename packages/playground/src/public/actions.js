@@ -96,6 +96,7 @@ async function onComponent(message, node, label, call) {
   try {
     const snapshot = await call();
     store.busyButtons.set(snapshot.id, node);
+    store.following.add(snapshot.id);
     if (root === undefined) track(snapshot, snapshot.id, pressHeader(message, label));
     else track(snapshot, root);
   } catch (error) {
@@ -118,6 +119,7 @@ export async function runMessageCommand(message, command) {
   const name = localized(command, 'name', locale());
   try {
     const snapshot = await api('/api/message-command', { messageId: message.id, commandName: command.name, ...who() });
+    store.following.add(snapshot.id);
     const actor = actorInfo();
     track(snapshot, snapshot.id, { author: actor.displayName, avatar: actor.avatar, userId: actor.userId, command: name, invocation: name, at: Date.now(), channelId: message.channel_id });
   } catch (error) {
@@ -136,7 +138,10 @@ export function showBotModal(snapshot, root) {
     host: $('modal-host'),
     onSubmit: (values) => {
       api('/api/modal', { interactionId: snapshot.id, values, ...who() })
-        .then((s) => track(s, root))
+        .then((s) => {
+          store.following.add(s.id);
+          track(s, root);
+        })
         .catch((error) => showToast(explain(error, ui.lang)));
     },
     onCancel: () => cancelForm(root),

@@ -5,10 +5,10 @@
 import { $ } from './dom.js';
 import { groupNodes } from './group-view.js';
 import { tr } from './i18n.js';
-import { placeInLog } from './log-order.js';
+import { placeInLog, showWelcome } from './log-order.js';
 import { renderPosts } from './posts.js';
 import { hooks, renderContext } from './render-context.js';
-import { toBottom } from './scroll.js';
+import { follow, toBottom } from './scroll.js';
 import { actorInfo, isNewer, store, ui } from './state.js';
 
 function dismiss(message) {
@@ -32,7 +32,8 @@ export function absorb(snapshot) {
   const current = store.snapshots.get(snapshot.id);
   const root = store.rootOf.get(current.id);
   if (root === undefined) return;
-  if (current.ack && store.busyButtons.has(current.id)) {
+  // Answered, or never to be (expired): the pressed button or select takes clicks again.
+  if ((current.ack || current.state !== 'pending') && store.busyButtons.has(current.id)) {
     store.busyButtons.get(current.id).removeAttribute('data-busy');
     store.busyButtons.delete(current.id);
   }
@@ -45,6 +46,23 @@ export function absorb(snapshot) {
     }
   }
   renderGroup(root);
+  followAnswer(current);
+}
+
+/** Callback types that answer with a new message (4, or 5 and the message edited later). */
+const NEW_MESSAGE = new Set([4, 5]);
+
+/** Follows the new message answering one of the visitor's own presses, picks or forms, once. */
+function followAnswer(snapshot) {
+  if (!store.following.has(snapshot.id)) return;
+  if (!snapshot.ack) {
+    if (snapshot.state !== 'pending') store.following.delete(snapshot.id);
+    return;
+  }
+  store.following.delete(snapshot.id);
+  if (!NEW_MESSAGE.has(snapshot.ack.type) || !snapshot.original) return;
+  const node = $('log').querySelector(`:scope > [data-message-id="${snapshot.original.id}"]`);
+  if (node) follow(node);
 }
 
 /** Adds `snapshot` to the conversation `root`; a `header` starts a new conversation. */
@@ -73,6 +91,6 @@ export function renderAll() {
   $('log').replaceChildren();
   for (const group of store.groups.values()) if (group.channelId === ui.channelId) renderGroup(group.root);
   renderPosts();
-  $('welcome').hidden = $('log').children.length > 0;
+  showWelcome();
   toBottom();
 }

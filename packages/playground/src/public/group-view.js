@@ -6,6 +6,7 @@
  */
 import { el } from './dom.js';
 import { tr } from './i18n.js';
+import { drawnFrom } from './log-order.js';
 import { FLAG_EPHEMERAL, renderMessageSafely, renderPending } from './render.js';
 import { isPost } from './posts.js';
 import { store } from './state.js';
@@ -52,9 +53,14 @@ export function groupNodes(group, ctx, viewerId) {
   // A press or pick on a post answered by changing the post (6, 7) has nothing of its own to show.
   const rootAck = store.snapshots.get(group.root)?.ack?.type;
   const updatedOnly = rootAck === 6 || rootAck === 7;
+  // The answer was there and the viewer dismissed it: as in Discord, nothing of it stays behind.
+  const dismissed = group.dismissed.size > 0;
   const nodes = list.length
-    ? list.map((m, i) => renderMessageSafely(m, ctx, { header: i === 0 ? group.header : null }))
-    : own && !updatedOnly
+    ? list.map((m, i) => {
+        const header = i === 0 ? group.header : null;
+        return drawnFrom(renderMessageSafely(m, ctx, { header }), JSON.stringify([ctx.lang, viewerId, header, m]));
+      })
+    : own && !updatedOnly && !dismissed
       ? [renderPending(group.header, ctx, pendingState(group))]
       : [];
   // A button press or form that went unanswered shows under the conversation, to whoever sent it.

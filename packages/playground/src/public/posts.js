@@ -1,8 +1,9 @@
 /**
- * The bot's own posts in a channel, made through the REST API rather than as an interaction's
- * answer (the audit channel's embeds, for one): public, in the order they were posted among the
- * conversations, live as they are created, edited or deleted. A post in a channel the visitor is
- * not looking at marks that channel unread, as Discord does.
+ * Posts in a channel that answer no interaction: the bot's own, made through the REST API (the
+ * audit channel's embeds, for one), and the forwarding service's, made through its webhook (the
+ * posts a member right-clicks for "Feed of this post"). Public, in the order they were posted
+ * among the conversations, live as they are created, edited or deleted. A post in a channel the
+ * visitor is not looking at marks that channel unread, as Discord does.
  */
 import { api } from './api.js';
 import { $ } from './dom.js';
@@ -14,11 +15,11 @@ import { isNewer, ui } from './state.js';
 /** Channel posts by id (the newest version of each). */
 const posts = new Map();
 
-/** Whether message `id` is one of the bot's channel posts (drawn as such, never inside a conversation). */
+/** Whether message `id` is one of the channel posts (drawn as such, never inside a conversation). */
 export const isPost = (id) => posts.has(id);
 
-/** A message the bot posted in a channel itself: neither an interaction's answer nor a webhook's. */
-export const isChannelPost = (message, interactionId) => interactionId === null && !message.webhook_id && !message.interaction_metadata;
+/** A message posted in a channel by the bot itself or by a webhook: not an interaction's answer. */
+export const isChannelPost = (message, interactionId) => interactionId === null && !message.interaction_metadata;
 
 function renderPost(message) {
   if (message.channel_id !== ui.channelId) return;

@@ -17,13 +17,16 @@ import { moreButton } from './message-menu.js';
 export const FLAG_EPHEMERAL = 1 << 6;
 export const FLAG_LOADING = 1 << 7;
 
+/** A webhook's picture (the forwarding service posts through one), not the renderer's default, which is feedbot's. */
+const WEBHOOK_AVATAR = '/static/avatars/webhook.svg';
+
 /** The message element; `extra` attributes add to (or replace) the author's. */
 function messageNode(message, ctx, extra = {}) {
   const isBot = message.author?.id === ctx.bot.id;
   return el('discord-message', {
     author: isBot ? ctx.bot.username : (message.author?.global_name ?? message.author?.username ?? 'user'),
-    avatar: isBot ? ctx.bot.avatar : undefined,
-    bot: isBot,
+    avatar: isBot ? ctx.bot.avatar : message.webhook_id ? WEBHOOK_AVATAR : undefined,
+    bot: isBot || Boolean(message.author?.bot),
     timestamp: messageTime(message.timestamp ?? Date.now(), ctx.lang) || String(message.timestamp),
     'data-message-id': message.id,
     ...extra,

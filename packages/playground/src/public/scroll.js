@@ -26,3 +26,14 @@ export function toBottom() {
   scroller.scrollTop = scroller.scrollHeight;
   autoTop = scroller.scrollTop;
 }
+
+/**
+ * Brings `node`, the new message answering the visitor's own press, pick or form, into view, as
+ * the answer to a typed command is: at the end of the log the view stays with it as it grows;
+ * inside an earlier conversation, its top is shown.
+ */
+export function follow(node) {
+  if (!node.nextElementSibling) return toBottom();
+  pinned = false;
+  node.scrollIntoView({ block: 'start' });
+}

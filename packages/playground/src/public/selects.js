@@ -9,12 +9,14 @@
  *
  * In a message a pick is sent as soon as it is made (one value), or when the list closes
  * (several values: Escape, a click outside or on the box), as Discord's client does. In a modal
- * the picks are kept for the form's submit.
+ * the picks are kept for the form's submit. A select that takes no value at all (min_values 0,
+ * or not required in a modal) can be emptied: its × clears it, and picking the one picked value
+ * again unpicks it; in a message the empty pick is sent like any other.
  *
  * Keyboard: Enter, Space or ↓ on the box opens the list with the search box focused; ↑/↓ move
  * through the options shown, Enter picks, Escape or Tab closes.
  */
-import { el } from './dom.js';
+import { el, icon } from './dom.js';
 import { tr } from './i18n.js';
 
 export const SELECT_TYPES = new Set([3, 5, 6, 7, 8]);
@@ -110,7 +112,9 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
   const empty = el('div', { class: 'select-empty', hidden: true }, [tr(lang, 'select.noResults')]);
   const hint = multi ? el('div', { class: 'select-hint' }) : null;
   const popup = el('div', { class: 'select-popup', hidden: true }, [search, hint, list, empty]);
-  const node = el('div', { class: 'select', 'data-testid': 'select', 'data-custom-id': component.custom_id, 'data-type': component.type }, [trigger, popup]);
+  // Beside the box, not in it: a button cannot hold another.
+  const clear = el('button', { type: 'button', class: 'select-clear', 'aria-label': tr(lang, 'select.clear'), title: tr(lang, 'select.clear'), hidden: true }, [icon('close', 14)]);
+  const node = el('div', { class: 'select', 'data-testid': 'select', 'data-custom-id': component.custom_id, 'data-type': component.type }, [trigger, clear, popup]);
 
   const shown = () => options.filter((o) => !o.hidden);
 
@@ -120,6 +124,8 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
       el('span', { class: labels.length ? 'select-value' : 'select-placeholder' }, [labels.length ? labels.join(', ') : placeholder]),
       el('span', { class: 'select-arrow', 'aria-hidden': 'true' }, ['▾']),
     );
+    clear.hidden = min > 0 || picked.length === 0 || Boolean(component.disabled);
+    node.classList.toggle('clearable', !clear.hidden);
     const full = picked.length >= max;
     options.forEach((o, i) => {
       const on = picked.includes(choices[i].value);
@@ -161,13 +167,18 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
     search.focus();
   }
 
-  /** Closes the list; in a message, sends the picks if they changed and are allowed. */
+  /** Closes the list and commits its picks. */
   function close({ focus = false } = {}) {
     if (!isOpen()) return;
     popup.hidden = true;
     trigger.setAttribute('aria-expanded', 'false');
     document.removeEventListener('mousedown', outside, true);
     if (focus) trigger.focus();
+    commit();
+  }
+
+  /** In a message, sends the picks if they changed and are allowed; in a modal, keeps them for the submit. */
+  function commit() {
     if (inModal) return draw();
     const changed = picked.length !== committed.length || picked.some((v) => !committed.includes(v));
     if (changed && picked.length >= min && picked.length <= max) {
@@ -185,7 +196,7 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
     if (index < 0) return;
     const value = choices[index].value;
     if (!multi) {
-      picked = [value];
+      picked = min === 0 && picked.includes(value) ? [] : [value];
       return close({ focus: true });
     }
     if (picked.includes(value)) picked = picked.filter((v) => v !== value);
@@ -195,6 +206,12 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
   }
 
   trigger.addEventListener('click', () => (isOpen() ? close() : open()));
+  clear.addEventListener('click', () => {
+    picked = [];
+    if (isOpen()) return close({ focus: true });
+    trigger.focus();
+    commit();
+  });
   trigger.addEventListener('keydown', (event) => {
     if (['Enter', ' ', 'ArrowDown'].includes(event.key) && !isOpen()) {
       event.preventDefault();

@@ -32,6 +32,8 @@ export const store = {
   modalsShown: new Set(),
   /** Pressed buttons waiting for their interaction's answer, by interaction id. */
   busyButtons: new Map(),
+  /** The visitor's presses, picks, forms and message commands whose first answer the view follows. */
+  following: new Set(),
 };
 
 export const locale = () => LOCALE_OF[ui.lang];
