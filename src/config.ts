@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { parseRedisUrl } from './replicas/redis-url.js';
+import { parseRedisUrl } from './keys/redis-url.js';
 import { parseStoreUrl } from './keys/store-url.js';
-import { parseShardIds } from './sharding/shard-ids.js';
+import { parseShardIds } from './shard-ids.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

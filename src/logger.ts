@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
+import { redactTokens } from './redact.js';
 import { traceLogFields } from './tracing/tracer.js';
 
 export type { Logger } from 'pino';
@@ -37,19 +38,6 @@ interface CreateLoggerOptions {
   pretty?: boolean;
   /** Write somewhere else than stdout (tests capture lines this way). */
   destination?: pino.DestinationStream;
-}
-
-/**
- * Interaction tokens travel in Discord's URL paths (`/webhooks/{app}/{token}/…`,
- * `/interactions/{id}/{token}/callback`); whoever holds one can answer as the bot for 15 minutes.
- */
-const TOKEN_IN_PATH = /(\/(?:webhooks|interactions)\/\d+\/)[^/?#\s"']+/g;
-
-/** `scheme://user:password@host`: a database or Redis URL quoted by a driver's error message. */
-const PASSWORD_IN_URL = /([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@\s]+@/gi;
-
-export function redactTokens(text: string): string {
-  return text.replace(TOKEN_IN_PATH, '$1[redacted]').replace(PASSWORD_IN_URL, '$1[redacted]@');
 }
 
 type SerializedError = Record<string, unknown>;

@@ -10,10 +10,10 @@ import { loadEnvFile } from './env-file.js';
 import { KeyStoreError } from './keys/errors.js';
 import { createLogger } from './logger.js';
 import type { InteractionsServer } from './http/interactions-server.js';
-import { ListenError } from './ops/http-server.js';
+import { ListenError } from './http/listen-error.js';
 import type { BotMetrics, Ops } from './ops/index.js';
 import { answerManager } from './sharding/ipc.js';
-import { formatShardIds } from './sharding/shard-ids.js';
+import { formatShardIds } from './shard-ids.js';
 import { startTracing } from './tracing/tracer.js';
 
 loadEnvFile();

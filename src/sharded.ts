@@ -21,7 +21,7 @@ import type { OpsServer } from './ops/http-server.js';
 import { fetchGatewayBot, sessionStartRefusal, type GatewayBot } from './sharding/gateway-bot.js';
 import { awaitShardReady, HostOps } from './sharding/host-ops.js';
 import { HostManager, STOP_TIMEOUT_MS, type ShardPlan } from './sharding/manager.js';
-import { formatShardIds } from './sharding/shard-ids.js';
+import { formatShardIds } from './shard-ids.js';
 
 /** After a crash: how long the shard processes may drain before the manager kills them and exits. */
 const CRASH_STOP_TIMEOUT_MS = STOP_TIMEOUT_MS + 5_000;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema, loadConfig } from '../src/config.js';
-import { parseShardIds } from '../src/sharding/shard-ids.js';
+import { parseShardIds } from '../src/shard-ids.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');

@@ -4,7 +4,8 @@
  */
 import { DiscordAPIError } from 'discord.js';
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactTokens } from '../src/logger.js';
+import { createLogger } from '../src/logger.js';
+import { redactTokens } from '../src/redact.js';
 
 const TOKEN = 'aW50ZXJhY3Rpb246MTQwMDAwMDAwMDAwMDAwMDA5OTpTRUNSRVQ';
 

@@ -5,7 +5,7 @@
  * `{"msg":"ready","guilds":n}` once READY.
  */
 import { Client, Events, GatewayIntentBits } from 'discord.js';
-import { parseShardIds } from '../../src/sharding/shard-ids.js';
+import { parseShardIds } from '../../src/shard-ids.js';
 
 // Sharding as the bot does it (Discord requires it from 2,500 guilds on); everything else default.
 const shardCount = process.env.SHARD_COUNT ? Number(process.env.SHARD_COUNT) : undefined;

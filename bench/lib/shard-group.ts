@@ -8,7 +8,7 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { makeBotToken, startEmulator, type EmulatedGuild, type GatewayEvent } from '@feedbot/discord-emulator';
-import { formatShardIds } from '../../src/sharding/shard-ids.js';
+import { formatShardIds } from '../../src/shard-ids.js';
 import { BENCH_SECRET } from './bot.js';
 import { REPO_ROOT, spawnMeasured, type ChildMemory, type MeasuredChild } from './child.js';
 import { sleep, withTimeout } from './time.js';

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateGuilds, shardForGuild } from '@feedbot/discord-emulator';
-import { formatShardIds } from '../../src/sharding/shard-ids.js';
+import { formatShardIds } from '../../src/shard-ids.js';
 import type { Metric, ScenarioResult } from '../lib/report.js';
 import { runGroup, shardLayout, type GroupRun, type Layout, type Side } from '../lib/shard-group.js';
 import { ratio, round, summarize } from '../lib/stats.js';

@@ -11,7 +11,7 @@ import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, t
 import { ExpiredComponentError, InvalidOptionError, UserError } from '../../src/bot/errors.js';
 import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
 import { healthView } from '../../src/health/feed-health.js';
-import { parseAccountFilter, parseStateFilter } from '../../src/health/list-filter.js';
+import { parseAccountFilter, parseStateFilter } from './list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from './render-feeds.js';
 import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';

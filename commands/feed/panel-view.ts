@@ -10,7 +10,7 @@
 import { ButtonStyle, ChannelType, ComponentType, SelectMenuDefaultValueType, type APIButtonComponent, type APISelectMenuOption } from 'discord.js';
 import { FEED_STATES, type FeedListItem } from '@feedbot/feed-api-contract';
 import { WARNING_ICONS, warningText } from '../../src/health/feed-health.js';
-import type { FeedRow } from '../../src/health/list-filter.js';
+import type { FeedRow } from './list-filter.js';
 import type { MessageKey, Translator } from '../../src/i18n/index.js';
 import type { FeedListView } from './render-feeds.js';
 import { plainLine } from '../../src/render/markdown.js';

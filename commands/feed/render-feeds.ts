@@ -8,7 +8,7 @@ import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
 import type { Translator } from '../../src/i18n/index.js';
 import { warningText, type HealthView } from '../../src/health/feed-health.js';
-import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from '../../src/health/list-filter.js';
+import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from './list-filter.js';
 import { kindsLabel, stateLabel } from '../../src/render/labels.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { apiCode, apiText, codeContent, plainLine } from '../../src/render/markdown.js';

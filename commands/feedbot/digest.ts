@@ -13,7 +13,7 @@ import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { sweepsOf } from '../../src/health/sweep/attached.js';
 import { buildDigest } from '../../src/health/sweep/digest.js';
 import { sweepReports } from '../../src/health/sweep/events.js';
-import { digestEmbed } from '../../src/health/sweep/render.js';
+import { digestEmbed } from '../../src/audit/render-sweep.js';
 import { nextDigestAt } from '../../src/health/sweep/weeks.js';
 import type { FeedbotGroup } from './index.js';
 

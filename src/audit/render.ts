@@ -10,7 +10,7 @@ import { kindsLabel } from '../render/labels.js';
 import { Colors, Limits } from '../render/style.js';
 import { apiCode, apiText } from '../render/markdown.js';
 import { truncate } from '../render/text.js';
-import { sweepEventEmbed } from '../health/sweep/render.js';
+import { sweepEventEmbed } from './render-sweep.js';
 
 /** Feeds listed by name in a channel-deleted post; the rest are counted. */
 const MAX_LISTED_FEEDS = 25;
@@ -45,7 +45,7 @@ function eventEmbed(t: Translator, event: AuditEvent): APIEmbed {
       return channelDeletedEmbed(t, event.channelId, event.channelName, event.feeds);
     case 'guildForgotten':
       return { title: t('forget.audit.title'), color: Colors.danger, description: t('forget.audit.description'), fields: [byField(t, event.actor)] };
-    // Found by the health sweeps and the weekly digest: rendered in src/health/sweep/render.ts.
+    // Found by the health sweeps and the weekly digest: rendered in render-sweep.ts.
     case 'keyScopeMissing':
     case 'feedInactive':
     case 'feedActiveAgain':

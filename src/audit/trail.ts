@@ -14,7 +14,7 @@
  * empty tries again, as an admin may have fixed the channel meanwhile.
  */
 import { GuildFeature, Routes, type Client } from 'discord.js';
-import { newReference } from '../bot/explain.js';
+import { newReference } from '../reference.js';
 import { langFor, translator } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { auditEmbed } from './render.js';

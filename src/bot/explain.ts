@@ -3,13 +3,13 @@
  * Users get a localized, ephemeral explanation and never a stack trace; unexpected failures get a
  * short reference id that is also in the single log line for the interaction.
  */
-import { randomBytes } from 'node:crypto';
 import { DiscordAPIError, HTTPError, RateLimitError, TimestampStyles, time } from 'discord.js';
 import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
 import { MissingPermissionError, UnconfirmedWriteError, UserError } from './errors.js';
 import { quotedApiText } from '../render/api-text.js';
+import { newReference } from '../reference.js';
 
 export interface Explanation {
   message: string;
@@ -56,12 +56,6 @@ export function discordRefusal(error: unknown): DiscordRefusal | undefined {
   if (error instanceof HTTPError) return { status: error.status, gone: false };
   if (error instanceof RateLimitError) return { status: 429, gone: false };
   return undefined;
-}
-
-/** 8 characters from an unambiguous alphabet: easy to read out and to grep. */
-export function newReference(): string {
-  const alphabet = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
-  return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
 }
 
 interface ExplainContext {

@@ -22,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { listenError } from '../ops/http-server.js';
+import { listenError } from './listen-error.js';
 import { Observers, type Listener } from '../observers.js';
 import type { InitialResponses } from './initial-response.js';
 import { closeDraining, createListener, type PathHandler } from './listener.js';

@@ -16,7 +16,7 @@ import { describeStorageError } from '../keys/errors.js';
 import { newClient } from '../keys/redis.js';
 import { redactPassword } from '../keys/store-url.js';
 import type { Logger } from '../logger.js';
-import { parseRedisUrl, type RedisLocation } from './redis-url.js';
+import { parseRedisUrl, type RedisLocation } from '../keys/redis-url.js';
 
 type Client = ReturnType<typeof newClient>;
 

@@ -16,7 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ShardingManager, type Shard } from 'discord.js';
 import type { Logger } from '../logger.js';
-import { formatShardIds, identifyWaves } from './shard-ids.js';
+import { formatShardIds, identifyWaves } from '../shard-ids.js';
 
 /** Discord allows one identify per bucket every 5 s; the margin covers clock and network jitter. */
 const IDENTIFY_WINDOW_MS = 5_500;

@@ -15,7 +15,7 @@ import { DiagLogLevel, ROOT_CONTEXT, SpanKind as OtelSpanKind, SpanStatusCode, c
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import type { Logger } from '../logger.js';
-import { redactTokens } from '../logger.js';
+import { redactTokens } from '../redact.js';
 import type { SpanAttributes, SpanKind, TraceIds, TraceSpan, Tracer } from './tracer.js';
 
 export interface OpenTelemetryOptions {

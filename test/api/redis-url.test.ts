@@ -3,7 +3,7 @@
  * naming REDIS_URL and never quoting the URL, which may carry a password.
  */
 import { describe, expect, it } from 'vitest';
-import { parseRedisUrl } from '../../src/replicas/redis-url.js';
+import { parseRedisUrl } from '../../src/keys/redis-url.js';
 import { ConfigFields, loadConfig } from '../../src/config.js';
 
 const valid = {

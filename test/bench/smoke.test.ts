@@ -11,7 +11,7 @@ import { run as run9 } from '../../bench/scenarios/9-sharded.js';
 import { run as run10 } from '../../bench/scenarios/10-http.js';
 import { missingNginx, serverBinariesMissing } from '@feedbot/playground';
 import { shardLayout } from '../../bench/lib/shard-group.js';
-import { formatShardIds } from '../../src/sharding/shard-ids.js';
+import { formatShardIds } from '../../src/shard-ids.js';
 
 describe('bench scenario 2 (autocomplete storm), tiny', () => {
   it('counts upstream requests on both sides and reports every metric with its baseline', async () => {

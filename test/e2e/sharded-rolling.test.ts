@@ -19,7 +19,7 @@ import { ADMIN_PERMISSIONS, ADMIN_USER_ID, APPLICATION_ID, botCommand, BotProces
 import { generateGuilds, makeBotToken, startEmulator, type DiscordEmulator } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
 import { alive } from './process-kit.js';
-import { shardOfGuild } from '../../src/sharding/shard-ids.js';
+import { shardOfGuild } from '../../src/shard-ids.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXIT_WITH_PARENT = resolve(ROOT, 'packages/playground/src/exit-with-parent.mjs');

@@ -16,7 +16,7 @@ import { SCOPES } from '@feedbot/feed-api-contract';
 import { ADMIN_PERMISSIONS, ADMIN_USER_ID, freePort, missingServer, Stack, startPostgres, startRedis, type BotProcess, type LocalServer, type LogLine } from '@feedbot/playground';
 import { generateGuilds, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import { silentLogger } from '../../src/logger.js';
-import { shardOfGuild } from '../../src/sharding/shard-ids.js';
+import { shardOfGuild } from '../../src/shard-ids.js';
 
 const SHARD_COUNT = 4;
 const GUILDS = generateGuilds(1_000, { namePrefix: 'Sharded' });

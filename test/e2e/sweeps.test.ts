@@ -20,7 +20,7 @@ import { Stack, missingNginx, missingServer, startPostgres, startRedis, type Loc
 import { openBackend } from '../../src/keys/backends.js';
 import type { KeyBackend } from '../../src/keys/backend.js';
 import { silentLogger } from '../../src/logger.js';
-import { shardOfGuild } from '../../src/sharding/shard-ids.js';
+import { shardOfGuild } from '../../src/shard-ids.js';
 import { SWEEP_NAMESPACE, parseRecord, type SweepRecord } from '../../src/health/sweep/record.js';
 import type { Lang } from '../../src/i18n/index.js';
 import { StoryStack, inEachLanguage, storyGuild, type StoryGuild } from './story-kit.js';

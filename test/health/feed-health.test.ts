@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import { feedWarnings, warningText, type HealthView } from '../../src/health/feed-health.js';
-import { filterFeeds, parseAccountFilter, parseStateFilter } from '../../src/health/list-filter.js';
+import { filterFeeds, parseAccountFilter, parseStateFilter } from '../../commands/feed/list-filter.js';
 import { stateChoices } from '../../src/health/state-autocomplete.js';
 import { translator } from '../../src/i18n/index.js';
 import { InvalidOptionError } from '../../src/bot/errors.js';

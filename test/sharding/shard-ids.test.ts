@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { shardOptions } from '../../src/bot/discord-client.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { formatShardIds, identifyWaves, parseShardIds, shardOfGuild } from '../../src/sharding/shard-ids.js';
+import { formatShardIds, identifyWaves, parseShardIds, shardOfGuild } from '../../src/shard-ids.js';
 
 const BASE = {
   DISCORD_TOKEN: 'MTIwMDAwMDAwMDAwMDAwMDAwMQ.aaaaaa.bbbbbbbbbbbbbbbbbbbbbbbbbbb',

@@ -4,12 +4,12 @@
  * API go through apiText() so they cannot ping, link or break the layout.
  */
 import type { APIEmbed, APIEmbedField } from 'discord.js';
-import type { AuditEvent, DigestSummary, FeedSummary } from '../../audit/events.js';
-import type { Translator } from '../../i18n/index.js';
-import { apiText } from '../../render/markdown.js';
-import { stateLabel } from '../../render/labels.js';
-import { Colors, Limits } from '../../render/style.js';
-import { truncate } from '../../render/text.js';
+import type { AuditEvent, DigestSummary, FeedSummary } from './events.js';
+import type { Translator } from '../i18n/index.js';
+import { apiText } from '../render/markdown.js';
+import { stateLabel } from '../render/labels.js';
+import { Colors, Limits } from '../render/style.js';
+import { truncate } from '../render/text.js';
 
 type SweepEvent = Extract<AuditEvent, { kind: 'keyScopeMissing' | 'feedInactive' | 'feedActiveAgain' | 'feedQuiet' | 'feedPostsAgain' | 'weeklyDigest' }>;
 

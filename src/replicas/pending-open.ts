@@ -5,7 +5,7 @@
  * and new) and the press may be claimed by the process that did not ask the question.
  */
 import type { Logger } from '../logger.js';
-import type { PendingStore } from './pending.js';
+import type { PendingStore } from '../bot/pending.js';
 
 export interface OpenedPending {
   store: PendingStore;
@@ -14,11 +14,11 @@ export interface OpenedPending {
 
 export async function openStorePending(databaseUrl: string, logger: Logger): Promise<OpenedPending> {
   if (/^rediss?:\/\//i.test(databaseUrl)) {
-    const [{ RedisLink }, { RedisPendingStore }] = await Promise.all([import('../replicas/redis-link.js'), import('../replicas/redis-pending.js')]);
+    const [{ RedisLink }, { RedisPendingStore }] = await Promise.all([import('./redis-link.js'), import('./redis-pending.js')]);
     const link = await RedisLink.open(databaseUrl, logger.child({ component: 'confirmations' }));
     return { store: new RedisPendingStore(link), close: () => link.close() };
   }
-  const [{ openSqlRunner }, { SqlPendingStore }] = await Promise.all([import('../leases/sql-runner.js'), import('./pending-sql.js')]);
+  const [{ openSqlRunner }, { SqlPendingStore }] = await Promise.all([import('../leases/sql-runner.js'), import('../bot/pending-sql.js')]);
   const runner = await openSqlRunner(databaseUrl);
   try {
     const store = await SqlPendingStore.open(runner);

@@ -3,7 +3,7 @@
  * (keys/store-url.ts: scheme, host, database index, password kept apart for redaction), with
  * messages naming REDIS_URL; like those, they never quote the URL (it may hold a password).
  */
-import { parseStoreUrl, type StoreLocation } from '../keys/store-url.js';
+import { parseStoreUrl, type StoreLocation } from './store-url.js';
 
 export type RedisLocation = Extract<StoreLocation, { kind: 'redis' }>;
 
