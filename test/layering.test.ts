@@ -115,3 +115,23 @@ describe('layering inside src/', () => {
     expect(graph.get('app.ts')?.has('bot')).toBe(true);
   });
 });
+
+/** `commands/feed/list.ts` → `feed`; `commands/apikey.ts` and `commands/apikey/render.ts` → `apikey`. */
+const commandOf = (file: string) => file.split('/')[1]!.replace(/\.ts$/, '');
+
+describe('each command in its own place', () => {
+  it("no command's files import another command's: what two share lives in src/", () => {
+    const crossing: string[] = [];
+    for (const file of sourceFiles('commands')) {
+      for (const target of runtimeAndTypeImports(file, readFileSync(join(rootDir, file), 'utf8'))) {
+        if (target.startsWith('commands/') && commandOf(target) !== commandOf(file)) crossing.push(`${file} → ${target}`);
+      }
+    }
+    expect(crossing).toEqual([]);
+  });
+});
+
+/** Every import of a module, types included: a command that needs another's types depends on it too. */
+function runtimeAndTypeImports(file: string, text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)].map((m) => posix.normalize(posix.join(posix.dirname(file), m[1]!)).replace(/\.js$/, '.ts'));
+}

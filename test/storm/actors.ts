@@ -166,7 +166,7 @@ export class GuildActors {
     if (!asked.final || title(asked.final) !== g.t('delete.confirm.title', { id })) return;
     const done = await this.press('delete', 'admin', asked.final, g.t('delete.button.confirm'));
     if (!done) return;
-    const outcome = this.outcomeOf(done, g.t('delete.done.title'));
+    const outcome = this.outcomeOf(done, g.t('delete.done.title'), g.t('delete.unconfirmed', { id }));
     if (outcome === 'done') this.live.delete(id);
     this.ledger.deletes.push({ guildId: g.id, id, outcome, interactionId: done.snapshot.id, at: done.sentAt });
   }

@@ -61,6 +61,19 @@ describe('checkDeliveries', () => {
   });
 });
 
+describe('two processes on one shard while claims could not be made', () => {
+  it('a second answer then is the documented trade-off; outside an outage it is a violation', () => {
+    const twice = delivery({ callbacks: 2 }, {}, 50_000);
+    expect(checkDeliveries([twice], { kills: [], windowMs: 0, claimOutages: [{ from: 45_000, to: 55_000 }] }, 'gateway')).toEqual([]);
+    expect(checkDeliveries([twice], { kills: [], windowMs: 0, claimOutages: [{ from: 10_000, to: 20_000 }] }, 'gateway')).toHaveLength(1);
+    // What the user read may be the loser's answer: not judged for those writes alone.
+    const told = { guildId: GUILD, account: 'both', outcome: 'refused' as const, interactionId: '77', at: 0 };
+    const feeds = new Map([[GUILD, [{ id: 1, cuenta: 'both' }]]]);
+    expect(checkWrites([told], [], feeds, new Set(['77']))).toEqual([]);
+    expect(checkWrites([told], [], feeds)).toHaveLength(1);
+  });
+});
+
 describe('checkWrites', () => {
   const create = (account: string, outcome: CreateClaim['outcome'], id?: number): CreateClaim => ({ guildId: GUILD, account, outcome, ...(id ? { id } : {}), interactionId: account, at: 0 });
   const held = (...feeds: [number, string][]) => new Map([[GUILD, feeds.map(([id, cuenta]) => ({ id, cuenta }))]]);

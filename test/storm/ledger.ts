@@ -47,9 +47,18 @@ export interface Excuses {
   kills: number[];
   /** Before and after a kill, the window in which an interaction may go unanswered. */
   windowMs: number;
+  /**
+   * When two processes on one shard could not claim interactions (the shared store down, or
+   * reconnecting): each answers alone, by design (docs/RELIABILITY.md), so both may answer and
+   * Discord refuses the second (40060). Empty for the other shapes.
+   */
+  claimOutages?: { from: number; to: number }[];
 }
 
 export const excused = (at: number, e: Excuses): boolean => e.kills.some((k) => at >= k - e.windowMs && at <= k + e.windowMs);
+
+/** Sent while claims could not be made: a second answer is the documented trade-off, not a defect. */
+export const duringClaimOutage = (at: number, e: Excuses): boolean => (e.claimOutages ?? []).some((w) => at >= w.from && at <= w.to);
 
 /** Discord's deadline for the first response. */
 export const ACK_DEADLINE_MS = 3_000;
@@ -65,7 +74,7 @@ export function checkDeliveries(deliveries: readonly Delivery[], e: Excuses, tra
   for (const d of deliveries) {
     const s = d.snapshot;
     const where = `${d.action} ${s.id} (guild ${d.guildId})`;
-    if (s.callbacks > 1) out.push({ invariant: 'answered once', detail: `${where}: ${s.callbacks} initial responses` });
+    if (s.callbacks > 1 && !duringClaimOutage(d.sentAt, e)) out.push({ invariant: 'answered once', detail: `${where}: ${s.callbacks} initial responses` });
     if (transport === 'gateway' && s.dispatchedTo.length === 0) continue;
     if (excused(d.sentAt, e)) continue;
     if (s.state !== 'acknowledged' || !s.ack) {
@@ -87,7 +96,13 @@ export function checkDeliveries(deliveries: readonly Delivery[], e: Excuses, tra
  * refused, it is still there (unless another delete of it may have done it). `check` and
  * `unanswered` may go either way.
  */
-export function checkWrites(creates: readonly CreateClaim[], deletes: readonly DeleteClaim[], feeds: ReadonlyMap<string, readonly { id: number; cuenta: string }[]>): StormViolation[] {
+export function checkWrites(
+  creates: readonly CreateClaim[],
+  deletes: readonly DeleteClaim[],
+  feeds: ReadonlyMap<string, readonly { id: number; cuenta: string }[]>,
+  /** Writes two processes both carried out during a claim outage: what the user read is one of two answers. */
+  answeredTwice: ReadonlySet<string> = new Set(),
+): StormViolation[] {
   const out: StormViolation[] = [];
   const deletedMaybe = new Set(deletes.filter((d) => d.outcome !== 'refused').map((d) => `${d.guildId}/${d.id}`));
   // A feed some delete aimed at: if it is gone, that delete's report is what is judged (below).
@@ -100,7 +115,7 @@ export function checkWrites(creates: readonly CreateClaim[], deletes: readonly D
       const there = held.some((f) => f.id === c.id);
       if (!there && !aimedAt.has(key)) out.push({ invariant: 'no write lost', detail: `create of ${c.account} reported done as #${c.id} (interaction ${c.interactionId}), not in the API` });
     }
-    if (c.outcome === 'refused' && held.length > 0) {
+    if (c.outcome === 'refused' && held.length > 0 && !answeredTwice.has(c.interactionId)) {
       const gone = held.every((f) => deletedMaybe.has(`${c.guildId}/${f.id}`));
       if (!gone) out.push({ invariant: 'told what happened', detail: `create of ${c.account} reported not done (interaction ${c.interactionId}), but feed #${held[0]!.id} exists` });
     }
@@ -108,7 +123,7 @@ export function checkWrites(creates: readonly CreateClaim[], deletes: readonly D
   for (const d of deletes) {
     const held = (feeds.get(d.guildId) ?? []).some((f) => f.id === d.id);
     if (d.outcome === 'done' && held) out.push({ invariant: 'no write lost', detail: `delete of #${d.id} reported done (interaction ${d.interactionId}), still in the API` });
-    if (d.outcome === 'refused' && !held && !deletedMaybe.has(`${d.guildId}/${d.id}`)) {
+    if (d.outcome === 'refused' && !held && !deletedMaybe.has(`${d.guildId}/${d.id}`) && !answeredTwice.has(d.interactionId)) {
       out.push({ invariant: 'told what happened', detail: `delete of #${d.id} reported not done (interaction ${d.interactionId}), but the feed is gone` });
     }
   }
