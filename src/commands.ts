@@ -4,7 +4,7 @@
  */
 import { apikeyCommand } from '../commands/apikey.js';
 import { createFeedCommand } from '../commands/feed/index.js';
-import { feedOfPostCommand } from '../commands/feed-of-post.js';
+import { feedOfPostCommand } from '../commands/feed/of-post.js';
 import { feedbotCommand } from '../commands/feedbot/index.js';
 import { statsCommand } from '../commands/stats.js';
 import type { AppCommand } from './bot/command.js';

@@ -116,7 +116,7 @@ describe('layering inside src/', () => {
   });
 });
 
-/** `commands/feed/list.ts` → `feed`; `commands/apikey.ts` and `commands/apikey/render.ts` → `apikey`. */
+/** `commands/feed/list.ts` → `feed`; `commands/apikey.ts` and `commands/apikey/x.ts` → `apikey`. */
 const commandOf = (file: string) => file.split('/')[1]!.replace(/\.ts$/, '');
 
 describe('each command in its own place', () => {

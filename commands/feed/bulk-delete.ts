@@ -29,7 +29,8 @@ import {
 } from './render-delete.js';
 import { batchProgressEmbed, batchStopLine } from '../../src/transfer/render.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
-import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
+import { expireConfirmation, feedSummary } from './confirmations.js';
 import { BulkPlanSchema } from './pending-values.js';
 
 /** Which feeds a bulk delete is about: a channel's, the warned ones, or those chosen in the picker. */

@@ -20,9 +20,11 @@ import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from './render-delete.js';
 import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
 import { createDeletePicker } from './delete-picker.js';
-import { PendingConfirmations, confirmationExpiry, expireConfirmation, feedSummary } from './confirmations.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
+import { expireConfirmation, feedSummary } from './confirmations.js';
 import { FeedSummarySchema } from './pending-values.js';
-import { FEED_ID, boundedOption, feedIdOption } from './integer-options.js';
+import { boundedOption } from '../../src/bot/integer-options.js';
+import { FEED_ID, feedIdOption } from './integer-options.js';
 
 const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
 

@@ -30,7 +30,7 @@ import { readImportFile } from '../../src/transfer/format.js';
 import { importOutcome, importSteps } from '../../src/transfer/importer.js';
 import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
-import { PendingConfirmations } from './confirmations.js';
+import { PendingConfirmations } from '../../src/bot/confirmations.js';
 import { ImportPlanSchema } from './pending-values.js';
 
 /** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */

@@ -14,7 +14,8 @@ import { healthView } from '../../src/health/feed-health.js';
 import { parseAccountFilter, parseStateFilter } from './list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from './render-feeds.js';
-import { LIST_PAGE, boundedOption, integerOption } from './integer-options.js';
+import { boundedOption, integerOption } from '../../src/bot/integer-options.js';
+import { LIST_PAGE } from './integer-options.js';
 import { manageSelectId } from './card.js';
 import { ALL_STATES, listPanel } from './panel-view.js';
 

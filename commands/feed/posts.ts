@@ -10,7 +10,8 @@ import { knownKind } from '../../src/bot/options.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { kindLabel } from '../../src/render/labels.js';
 import { postsPage } from './render-posts.js';
-import { FEED_ID, POSTS_LIMIT, boundedOption, feedIdOption, integerOption } from './integer-options.js';
+import { boundedOption, integerOption } from '../../src/bot/integer-options.js';
+import { FEED_ID, POSTS_LIMIT, feedIdOption } from './integer-options.js';
 
 export const postsPageId = customId('feed:posts', {
   id: int({ min: 1 }),

@@ -14,7 +14,7 @@ import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { MessageRow } from '../../src/render/pager.js';
 import { Colors } from '../../src/render/style.js';
-import { PendingConfirmations, confirmationExpiry } from '../feed/confirmations.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
 
 const forgetConfirmId = customId('feedbot:forget', {
   answer: oneOf(['yes', 'no']),

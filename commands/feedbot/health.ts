@@ -10,7 +10,7 @@ import { localize } from '../../src/i18n/localize.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { Colors } from '../../src/render/style.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
-import { boundedOption, integerOption, type IntegerOptionSpec } from '../feed/integer-options.js';
+import { boundedOption, integerOption, type IntegerOptionSpec } from '../../src/bot/integer-options.js';
 import type { FeedbotGroup } from './index.js';
 
 const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;

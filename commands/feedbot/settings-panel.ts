@@ -6,7 +6,7 @@
  */
 import { ButtonStyle, ComponentType, TimestampStyles, roleMention, time, type APIEmbed } from 'discord.js';
 import type { Translator } from '../../src/i18n/index.js';
-import { scopeLines, type KeyStatus } from '../apikey/render.js';
+import { scopeLines, type KeyStatus } from '../../src/api-key/render.js';
 import type { MessageRow } from '../../src/render/pager.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { truncate } from '../../src/render/text.js';

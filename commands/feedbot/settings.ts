@@ -1,7 +1,7 @@
 /**
  * /feedbot settings — one private admin panel (Manage Server) for what /feedbot's groups and
  * /apikey set one by one. Every change applies on selection through the same functions as the
- * slash subcommands (audit-channel.ts, managers.ts, health.ts, ../apikey.ts), is audited as
+ * slash subcommands (audit-channel.ts, managers.ts, health.ts, src/api-key/), is audited as
  * they are, and redraws the panel in place (callback type 7). A refusal is answered privately
  * apart and leaves the panel as it was.
  */
@@ -10,10 +10,10 @@ import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentR
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
 import { ExpiredComponentError } from '../../src/bot/errors.js';
-import { keyModal } from '../apikey/render.js';
+import { keyModal } from '../../src/api-key/render.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
-import { KEY_INPUT_ID, keyStatus, removeGuildKey, storeKeyFromModal } from '../apikey.js';
-import { confirmationExpiry } from '../feed/confirmations.js';
+import { KEY_INPUT_ID, keyStatus, removeGuildKey, storeKeyFromModal } from '../../src/api-key/operations.js';
+import { confirmationExpiry } from '../../src/bot/confirmations.js';
 import { CHANNEL_TYPES, applyAuditChannel, turnAuditOff } from './audit-channel.js';
 import { setStaleThreshold } from './health.js';
 import { replaceManagerRoles } from './managers.js';

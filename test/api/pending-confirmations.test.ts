@@ -12,7 +12,8 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ChannelType } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import { PendingConfirmations, feedSummary } from '../../commands/feed/confirmations.js';
+import { PendingConfirmations } from '../../src/bot/confirmations.js';
+import { feedSummary } from '../../commands/feed/confirmations.js';
 import { BulkPlanSchema, FeedSummarySchema, ImportPlanSchema } from '../../commands/feed/pending-values.js';
 import type { FeedSummary } from '../../src/audit/events.js';
 import type { HandlerContext } from '../../src/bot/context.js';

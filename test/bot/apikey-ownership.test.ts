@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatInput, GUILD_ID, modalSubmit, OTHER_GUILD_ID } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, sampleStats, type BotHarness } from '../helpers/bot.js';
-import { judgeOwnership, type ChannelPlace } from '../../commands/apikey/ownership.js';
+import { judgeOwnership, type ChannelPlace } from '../../src/api-key/ownership.js';
 import { knowGuild } from './known-guilds.js';
 
 type Embed = { title?: string; description?: string; color?: number; fields?: { name: string; value: string }[] };

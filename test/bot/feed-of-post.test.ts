@@ -8,7 +8,7 @@ import { describe, expect } from 'vitest';
 import { ButtonStyle, ComponentType, MessageFlags } from 'discord.js';
 import { CHANNEL_ID, messageCommand, stringSelectPress } from '../helpers/discord.js';
 import { botTest, rl, type BotHarness } from '../helpers/bot.js';
-import { feedOfPostCommand } from '../../commands/feed-of-post.js';
+import { feedOfPostCommand } from '../../commands/feed/of-post.js';
 
 interface Body {
   type: number;

@@ -6,7 +6,7 @@
 import { ComponentType, type APIModalInteractionResponseCallbackData } from 'discord.js';
 import { describe, expect, it } from 'vitest';
 import { API_KEY_LENGTH, ApiKeySchema } from '@feedbot/feed-api-contract';
-import { keyModal } from '../../commands/apikey/render.js';
+import { keyModal } from '../../src/api-key/render.js';
 import { translator } from '../../src/i18n/index.js';
 import { AuthSchema } from '../../src/api/validation.js';
 import { StoredKeySchema } from '../../src/keys/schema.js';

@@ -9,13 +9,13 @@
  */
 import { ApplicationCommandType, ComponentType, ContextMenuCommandBuilder, InteractionContextType, type APIEmbed, type Message } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import type { ContextMenuModule } from '../src/bot/command.js';
-import type { HandlerContext } from '../src/bot/context.js';
-import { UserError } from '../src/bot/errors.js';
-import { localizeContextMenu } from '../src/i18n/localize.js';
-import { plainLine } from '../src/render/markdown.js';
-import { noticeEmbed } from '../src/render/notice.js';
-import { cardFor, pickSelectId } from './feed/card.js';
+import type { ContextMenuModule } from '../../src/bot/command.js';
+import type { HandlerContext } from '../../src/bot/context.js';
+import { UserError } from '../../src/bot/errors.js';
+import { localizeContextMenu } from '../../src/i18n/localize.js';
+import { plainLine } from '../../src/render/markdown.js';
+import { noticeEmbed } from '../../src/render/notice.js';
+import { cardFor, pickSelectId } from './card.js';
 
 /** How many of the channel's feeds have their posts read: each read is one request of the key's 100 a minute. */
 const MAX_FEEDS_READ = 5;

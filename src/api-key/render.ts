@@ -10,9 +10,9 @@ import {
   type APIEmbedField,
 } from 'discord.js';
 import { API_KEY_LENGTH, SCOPES, type Scope } from '@feedbot/feed-api-contract';
-import type { Translator } from '../../src/i18n/index.js';
-import type { StoredKey } from '../../src/keys/schema.js';
-import { Colors } from '../../src/render/style.js';
+import type { Translator } from '../i18n/index.js';
+import type { StoredKey } from '../keys/schema.js';
+import { Colors } from '../render/style.js';
 
 export function keyModal(t: Translator, ids: { modal: string; input: string }): ModalBuilder {
   return new ModalBuilder()
