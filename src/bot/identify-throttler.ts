@@ -19,8 +19,15 @@ import type { SlotLease } from '../leases/lease.js';
 /** The shared store, once it is open (undefined: none, or it could not be opened). */
 export type SharedIdentifyLease = () => Promise<SlotLease | undefined>;
 
-/** How long the shared store may take to open or to answer a claim before this process goes alone. */
+/** How long the shared store may take to answer a claim before this process goes alone. */
 const SHARED_ANSWER_MS = 1_000;
+/**
+ * How long the first identify waits for the stores to open (the login runs beside them, and the
+ * lease opens after the key store) before going alone. A second is too short: a process started
+ * beside another then identified without claiming its turn, and the other, claiming a free turn,
+ * met it in Discord's 5 s (seen by the storm, same-shard on Redis).
+ */
+const SHARED_OPEN_MS = 5_000;
 /** How often a process whose bucket another holds asks again. */
 const SHARED_RETRY_MS = 250;
 
@@ -36,6 +43,7 @@ export class IdentifyThrottler {
     private readonly spacingMs = IDENTIFY_SPACING_MS,
     private readonly now: () => number = Date.now,
     private readonly shared?: SharedIdentifyLease,
+    private readonly sharedOpenMs = SHARED_OPEN_MS,
   ) {}
 
   /** Resolves when `shardId` may identify; shards of one bucket go one at a time, spaced. */
@@ -57,14 +65,21 @@ export class IdentifyThrottler {
 
   /** Waits until this process holds the bucket's turn in the shared store, or the store is not there to ask. */
   private async sharedTurn(bucket: number, signal: AbortSignal): Promise<void> {
-    const lease = this.shared ? await within(this.shared().catch(() => undefined), SHARED_ANSWER_MS) : undefined;
+    const lease = this.shared ? await within(this.shared().catch(() => undefined), this.sharedOpenMs) : undefined;
     if (!lease) return;
+    // A store that fails or does not answer is asked again for a second (a fresh Redis client
+    // refuses claims until it has connected), then the turn is this process's alone.
+    let unansweredSince: number | undefined;
     for (;;) {
       const won = await within(
         lease.claim(`identify:${bucket}`, this.spacingMs).catch(() => undefined),
         SHARED_ANSWER_MS,
       );
-      if (won !== false) return;
+      if (won === true) return;
+      if (won === undefined) {
+        unansweredSince ??= this.now();
+        if (this.now() - unansweredSince >= SHARED_ANSWER_MS) return;
+      } else unansweredSince = undefined;
       await sleep(SHARED_RETRY_MS, undefined, { signal });
     }
   }

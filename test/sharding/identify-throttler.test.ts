@@ -45,21 +45,43 @@ describe('IdentifyThrottler', () => {
     expect(second - first).toBeGreaterThanOrEqual(250);
   });
 
-  it('a store that fails or does not answer leaves the turn to this process alone, within a second', async () => {
+  it('a store that fails or does not answer leaves the turn to this process alone, after asking for a second', async () => {
     const signal = new AbortController().signal;
     const failing: SlotLease = { kind: 'failing', claim: () => Promise.reject(new Error('down')), close: () => Promise.resolve() };
     const silent: SlotLease = { kind: 'silent', claim: () => new Promise(() => undefined), close: () => Promise.resolve() };
     for (const [lease, boundMs] of [
-      [failing, 200],
-      [silent, 1_400],
+      [failing, 1_600],
+      [silent, 2_600],
     ] as const) {
       const started = performance.now();
       await new IdentifyThrottler(1, 300, Date.now, () => Promise.resolve(lease)).waitForIdentify(0, signal);
       expect(performance.now() - started, lease.kind).toBeLessThan(boundMs);
     }
-    // A store never opened: the same.
+    // A store still opening after the wait for it: the same.
     const started = performance.now();
-    await new IdentifyThrottler(1, 300, Date.now, () => new Promise(() => undefined)).waitForIdentify(0, signal);
-    expect(performance.now() - started).toBeLessThan(1_400);
+    await new IdentifyThrottler(1, 300, Date.now, () => new Promise(() => undefined), 400).waitForIdentify(0, signal);
+    expect(performance.now() - started).toBeLessThan(800);
+  });
+
+  it('a store that refuses claims while it connects is asked again: the turn is claimed once it answers', async () => {
+    const shared = new MemoryLease();
+    const signal = new AbortController().signal;
+    let calls = 0;
+    // Refuses the first two claims (a Redis client still connecting), then answers.
+    const connecting: SlotLease = { kind: 'connecting', claim: (name, ttl) => (++calls <= 2 ? Promise.reject(new Error('offline')) : shared.claim(name, ttl)), close: () => Promise.resolve() };
+    await new IdentifyThrottler(1, 5_500, Date.now, () => Promise.resolve(connecting)).waitForIdentify(0, signal);
+    expect(calls).toBe(3);
+    expect(await shared.claim('identify:0', 5_500)).toBe(false);
+  });
+
+  it('the first identify waits for a store that opens after a second, and claims its turn there', async () => {
+    const shared = new MemoryLease();
+    const signal = new AbortController().signal;
+    const opening = new Promise<SlotLease>((resolve) => setTimeout(() => resolve(shared), 1_500));
+    const started = performance.now();
+    await new IdentifyThrottler(1, 5_500, Date.now, () => opening).waitForIdentify(0, signal);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_400);
+    // Its turn is held: another process must wait for it.
+    expect(await shared.claim('identify:0', 5_500)).toBe(false);
   });
 });

@@ -361,7 +361,7 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
     if (Object.keys(own429).length > 0) violate('no self-made 429', `the feed API refused for its limit: ${JSON.stringify(own429)}`);
     // A second answer refused (40060) during a claim outage is the same documented trade-off.
     const discordViolations = s.emulator.violations.filter((v) => v.kind !== 'ack_timeout' && !(v.code === 40060 && v.interactionId !== undefined && answeredTwice.has(v.interactionId)));
-    for (const v of discordViolations) violate('Discord accepts what the bot sends', `${v.kind} ${v.code} ${v.method ?? ''} ${v.route} ${v.message}`.slice(0, 300));
+    for (const v of discordViolations) violate('Discord accepts what the bot sends', `at +${Math.round((v.at - t0) / 1000)} s: ${v.kind} ${v.code} ${v.method ?? ''} ${v.route} ${v.message}`.slice(0, 300));
     const output = everyProcess.map((p) => JSON.stringify(p.lines) + p.stderr.join('')).join('\n');
     for (const v of checkSecrets(output, [...ledger.keys, secret])) violate(v.invariant, v.detail);
     for (const slot of slots) {

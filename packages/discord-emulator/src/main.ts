@@ -67,6 +67,11 @@ const ArgsSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** A token shaped as Discord's for `applicationId` (what feedbot's configuration checks); the emulator takes any. */
+function exampleToken(applicationId: string): string {
+  return `${Buffer.from(applicationId).toString('base64').replace(/=+$/, '')}.emulator.token`;
+}
+
 function applicationIdFromToken(token: string): string | undefined {
   const decoded = Buffer.from(token.split('.')[0] ?? '', 'base64').toString('utf8');
   return /^\d{17,20}$/.test(decoded) ? decoded : undefined;
@@ -189,7 +194,7 @@ async function main(): Promise<void> {
   });
   const botToken = env[args.tokenEnv]?.trim();
   if (!botToken) {
-    process.stderr.write(`${args.tokenEnv} is not set. Set it to any value (the bot must use the same one), e.g. in .env.\n`);
+    process.stderr.write(`${args.tokenEnv} is not set. Set it, e.g. in .env, to the token the bot will use: feedbot takes only a token shaped like Discord's (three dot-separated parts, the first the application id in base64), e.g. ${exampleToken('111111111111111111')}\n`);
     process.exitCode = 2;
     return;
   }
@@ -224,6 +229,8 @@ async function main(): Promise<void> {
       `  gateway  ${emulator.gatewayUrl}`,
       `  control  ${emulator.controlUrl}   (events: ${emulator.controlUrl}/events)`,
       `  application ${applicationId}, ${guilds.length} guild(s), ${emulator.recommendedShards()} recommended shard(s); token from ${args.tokenEnv}`,
+      `  guild ids ${guilds.slice(0, 3).map((g) => g.id).join(', ')}${guilds.length > 3 ? ', …' : ''}   (a sandbox server and key for one: npm run sandbox -- --guild <id>)`,
+      ...(applicationIdFromToken(botToken) ? [] : [`  note: feedbot refuses a ${args.tokenEnv} not shaped like a bot token; one that works with this emulator: ${exampleToken(applicationId)}`]),
       `  identify: max_concurrency ${args.maxConcurrency}, one per bucket per ${args.identifyWindowMs} ms, ${args.sessionStartLimit} per 24 h`,
       `  interactions public key ${emulator.publicKey}${env.EMULATOR_INTERACTIONS_PRIVATE_KEY ? ' (fixed)' : ' (new on every start)'}`,
       `  interactions endpoint: PUT ${emulator.controlUrl}/application/interactions-endpoint {"url": …}`,

@@ -110,6 +110,25 @@ function open(port: number): Promise<Socket> {
   });
 }
 
+describe("npm run emulator's banner, for running the bot against it", () => {
+  it('names the guild ids (for npm run sandbox -- --guild) and, for a token feedbot would refuse, one it takes', async () => {
+    const emulator = await startMain('DISCORD_TOKEN=local-test-token\n', ['--port', '0', '--guilds', '5']);
+    const [, ids] = await emulator.waitFor(/guild ids ([\d, …]+)/);
+    expect(ids!.trim()).toMatch(/^\d{17,20}, \d{17,20}, \d{17,20}, …$/);
+    const [, token] = await emulator.waitFor(/one that works with this emulator: (\S+)/);
+    const [, application] = await emulator.waitFor(/application (\d+),/);
+    // The shape feedbot's configuration checks: three parts, the first the application id in base64.
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(Buffer.from(token!.split('.')[0]!, 'base64').toString('utf8')).toBe(application);
+  }, UP_MS + 10_000);
+
+  it('says nothing of the token when it is shaped like a bot token', async () => {
+    const emulator = await startMain('DISCORD_TOKEN=MTExMTExMTExMTExMTExMTEx.abc.def\n', ['--port', '0']);
+    await emulator.waitFor(/guild ids/);
+    expect(emulator.output).not.toContain('note: feedbot refuses');
+  }, UP_MS + 10_000);
+});
+
 describe('npm run emulator reads an empty variable as unset', () => {
   it('EMULATOR_HOST= and EMULATOR_GUILDS= take their defaults (127.0.0.1, one guild)', async () => {
     const emulator = await startMain('DISCORD_TOKEN=emulated-token\nEMULATOR_HOST=\nEMULATOR_GUILDS=\nEMULATOR_PORT=\n', ['--port', '0']);
