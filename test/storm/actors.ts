@@ -7,7 +7,7 @@
  */
 import type { APIMessage } from 'discord-api-types/v10';
 import { SCOPES } from '@feedbot/feed-api-contract';
-import { NoGatewaySessionError, type DiscordEmulator, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
+import { NoGatewaySessionError, isSettled, type DiscordEmulator, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import type { RunningSandbox } from '@feedbot/sandbox';
 import { actor, messagesOf, type StoryGuild } from '../kit/story-guilds.js';
 import type { CreateClaim, DeleteClaim, Delivery, WriteOutcome } from './ledger.js';
@@ -168,7 +168,8 @@ export class GuildActors {
     if (!done) return;
     const outcome = this.outcomeOf(done, g.t('delete.done.title'), g.t('delete.unconfirmed', { id }));
     if (outcome === 'done') this.live.delete(id);
-    this.ledger.deletes.push({ guildId: g.id, id, outcome, interactionId: done.snapshot.id, at: done.sentAt });
+    const told = done.final ? (done.final.embeds[0]?.description ?? done.final.content).slice(0, 160) : undefined;
+    this.ledger.deletes.push({ guildId: g.id, id, outcome, ...(told ? { told } : {}), interactionId: done.snapshot.id, at: done.sentAt });
   }
 
   /** What the user was told: done (the success title), check (told it may have happened and to look), refused, or nothing. */
@@ -231,7 +232,9 @@ export class GuildActors {
     for (;;) {
       snapshot = this.emulator.snapshotOf(snapshot.id);
       const last = messagesOf(snapshot).at(-1);
-      const settled = snapshot.state !== 'pending' && (snapshot.ack?.type === 9 || (last !== undefined && ((last.flags ?? 0) & LOADING) === 0));
+      // The emulator's own rule (a deferred update is settled only once its message is edited
+      // after the ack), and the last message is not "thinking…".
+      const settled = isSettled(snapshot) && (snapshot.ack?.type === 9 || (last !== undefined && ((last.flags ?? 0) & LOADING) === 0));
       if (settled) final = snapshot.ack?.type === 9 ? undefined : last;
       // Quiet for a moment once answered: a batch or a deferred reply may still be edited.
       if ((settled && Date.now() - snapshot.createdAt > 300) || snapshot.state === 'expired' || Date.now() > deadline) break;

@@ -38,6 +38,8 @@ export interface DeleteClaim {
   guildId: string;
   id: number;
   outcome: WriteOutcome;
+  /** What the user read, for the report. */
+  told?: string;
   interactionId: string;
   at: number;
 }
@@ -124,7 +126,7 @@ export function checkWrites(
     const held = (feeds.get(d.guildId) ?? []).some((f) => f.id === d.id);
     if (d.outcome === 'done' && held) out.push({ invariant: 'no write lost', detail: `delete of #${d.id} reported done (interaction ${d.interactionId}), still in the API` });
     if (d.outcome === 'refused' && !held && !deletedMaybe.has(`${d.guildId}/${d.id}`) && !answeredTwice.has(d.interactionId)) {
-      out.push({ invariant: 'told what happened', detail: `delete of #${d.id} reported not done (interaction ${d.interactionId}), but the feed is gone` });
+      out.push({ invariant: 'told what happened', detail: `delete of #${d.id} reported not done (interaction ${d.interactionId}: ${d.told ?? '?'}), but the feed is gone` });
     }
   }
   return out;
