@@ -44,14 +44,20 @@ export async function applyAuditChannel(ctx: HandlerContext, client: Client, cha
   });
   if (missing.length > 0) throw new UserError('audit.set.missing', { channel: channelId, missing: permissionList(ctx.t, missing) });
   // A new channel starts clean: a failure kept for the previous one is moot.
-  await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({ ...current, auditChannelId: channelId, auditLocale: locale }));
+  const now = ctx.now();
+  await ctx.services.settings.update(guildId, ({ auditFailure: _, ...current }) => ({
+    ...current,
+    auditChannelId: channelId,
+    auditLocale: locale,
+    auditSince: current.auditChannelId ? (current.auditSince ?? now) : now,
+  }));
 }
 
 /** Turns the audit posts off; returns the channel they went to, if any. Shared by `off` and the settings panel. */
 export async function turnAuditOff(ctx: HandlerContext): Promise<string | undefined> {
   const guildId = ctx.guildId();
   const was = (await ctx.services.settings.get(guildId)).auditChannelId;
-  if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, auditLocale: _l, ...current }) => current);
+  if (was) await ctx.services.settings.update(guildId, ({ auditChannelId: _c, auditFailure: _f, auditLocale: _l, auditSince: _s, ...current }) => current);
   return was;
 }
 

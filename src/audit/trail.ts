@@ -11,7 +11,8 @@
  * status` to report once. When Discord refuses the channel itself (post-failure.ts
  * isPermanentFailure), the events queued behind are dropped with it, counted in that warn line:
  * one failure costs one request, not one per event. The next event recorded once the queue is
- * empty tries again, as an admin may have fixed the channel meanwhile.
+ * empty tries again, as an admin may have fixed the channel meanwhile. An event recorded before the
+ * audit posts were turned on (`auditSince`) is not posted: it happened while nobody had asked.
  */
 import { GuildFeature, Routes, type Client } from 'discord.js';
 import { newReference } from '../reference.js';
@@ -48,8 +49,10 @@ export function createAuditTrail(deps: AuditTrailDeps): AuditTrail {
 
   /** Posts the oldest events that fit one message; returns how many it took off the queue. */
   async function postNext(guildId: string, queue: readonly Queued[]): Promise<number> {
-    const { auditChannelId: channelId, auditLocale } = await settings.get(guildId);
+    const { auditChannelId: channelId, auditLocale, auditSince = 0 } = await settings.get(guildId);
     if (!channelId) return queue.length;
+    const before = queue.findIndex((q) => q.at >= auditSince);
+    if (before !== 0) return before === -1 ? queue.length : before;
     const embeds = queue
       .slice(0, Limits.embedsPerMessage)
       .map(({ event, locale, at }) => auditEmbed(translator(langFor(postLocale(client, guildId, auditLocale ?? locale))), event, new Date(at)));

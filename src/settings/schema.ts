@@ -20,6 +20,12 @@ export const GuildSettingsSchema = z.object({
    * server has none of its own (only Community servers choose one), whoever caused an event.
    */
   auditLocale: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/).optional(),
+  /**
+   * When the audit posts were turned on (ms): an event recorded before then is not posted. Its
+   * post reads the settings a moment after the event, and by then an admin may have just chosen
+   * the channel (on another replica). Moving the posts to another channel keeps this time.
+   */
+  auditSince: z.number().int().nonnegative().optional(),
   /** The last audit post that could not be delivered (reported once by `/feedbot audit-channel status`). */
   auditFailure: z
     .object({

@@ -81,6 +81,26 @@ describe('posting', () => {
     expect(bodies.map((b) => b.embeds.length)).toEqual([1, 10, 2]);
     expect(bodies.flatMap((b) => b.embeds.map((e) => e.fields![0]!.value))).toEqual(masks.map((m) => `\`${m}\``));
   });
+  it('an event recorded before the audit posts were turned on is not posted, though its post reads the settings after', async () => {
+    // A post reads the settings a moment after its event: an admin may choose the channel in
+    // between (on another replica). Only events from then on are posted.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowReads = Object.create(settings) as GuildSettingsStore;
+    slowReads.get = async (guildId) => {
+      await gate;
+      return settings.get(guildId);
+    };
+    let clock = NOW;
+    const late = createAuditTrail({ client: discord.client, settings: slowReads, logger: createLogger({ name: 'test', level: 'silent' }), now: () => clock });
+    late.record(GUILD, keySet('••••OLD1'), 'en-US');
+    clock = NOW + 2;
+    await settings.update(GUILD, (s) => ({ ...s, auditChannelId: AUDIT_CHANNEL_ID, auditSince: NOW + 1 }));
+    late.record(GUILD, keySet('••••NEW1'), 'en-US');
+    release();
+    await late.flush();
+    expect(posted().flatMap((b) => b.embeds.map((e) => e.fields![0]!.value))).toEqual(['`••••NEW1`']);
+  });
 });
 
 describe('language', () => {

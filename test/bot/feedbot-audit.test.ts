@@ -153,6 +153,18 @@ describe('posts in the audit channel', () => {
     expect((await h.settings.get(GUILD_ID)).auditLocale).toBeUndefined();
   });
 
+  botTest('turning the posts on dates them; moving them to another channel keeps that date; off clears it', async ({ bot: h }) => {
+    install(h);
+    await h.run(audit('set', { canal: channel(AUDIT_CHANNEL_ID, 'audit') }));
+    const since = (await h.settings.get(GUILD_ID)).auditSince;
+    expect(since).toEqual(expect.any(Number));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await h.run(audit('set', { canal: channel(AUDIT_CHANNEL_ID, 'audit') }));
+    expect((await h.settings.get(GUILD_ID)).auditSince).toBe(since);
+    await h.run(audit('off'));
+    expect((await h.settings.get(GUILD_ID)).auditSince).toBeUndefined();
+  });
+
   botTest('a feed deleted through a manager role names the role, in the language given', async ({ bot: h }) => {
     await setAuditChannel(h);
     h.audit.record(GUILD_ID, { kind: 'feedDeleted', actor: { userId: ADMIN_ID, viaRoleId: '1500000000000000099' }, feed: { id: 7, cuenta: 'nasa', canalId: '1300000000000000009' } }, 'es-ES');
