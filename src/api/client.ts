@@ -25,6 +25,7 @@ import { responseLogger } from './request-log.js';
 import type { ResponseListener } from './response-events.js';
 import type { SharedStateBackend } from '../replicas/shared-state.js';
 import { AuthSchema, IdSchema, PostsQueryInputSchema, parseInput } from './validation.js';
+import { uniqueFeeds } from './unique-feeds.js';
 
 export interface ApiAuth {
   apiKey: string;
@@ -51,6 +52,7 @@ export class FeedApiClient {
   /** The request layer under the route methods, for callers that compose their own calls (key probing). */
   readonly requester: FeedApiRequester;
   private readonly cache: FeedsCacheStore;
+  private readonly logger: Logger | undefined;
 
   constructor(options: FeedApiClientOptions) {
     const o = CacheOptionsSchema.parse({ feedsCacheTtlMs: options.feedsCacheTtlMs, maxTrackedEntries: options.maxTrackedEntries });
@@ -59,6 +61,7 @@ export class FeedApiClient {
     this.cache =
       options.sharedState?.feedsCache({ now, ttlMs: o.feedsCacheTtlMs, fillLeaseMs: this.requester.totalTimeoutMs }) ??
       new FeedsCache({ ttlMs: o.feedsCacheTtlMs, maxEntries: o.maxTrackedEntries, now });
+    this.logger = options.logger;
     if (options.logger) this.onResponse(responseLogger(options.logger));
   }
 
@@ -74,7 +77,8 @@ export class FeedApiClient {
 
   /**
    * GET /feeds. Served from the guild's cache unless `fresh`; a network answer refills it. A
-   * replica that misses while another one fetches the guild's list waits for that answer.
+   * replica that misses while another one fetches the guild's list waits for that answer. An id
+   * the API lists twice is kept once, the first (unique-feeds.ts), before the cache keeps it.
    */
   async listFeeds(auth: ApiAuth, opts?: { fresh?: boolean }): Promise<FeedListResponse> {
     const a = parseInput(AuthSchema, auth, 'listFeeds');
@@ -88,7 +92,9 @@ export class FeedApiClient {
     try {
       const shared = opts?.fresh ? undefined : await this.cache.sharedFill(fill);
       if (shared) return shared;
-      value = await this.requester.send({ route: 'listFeeds', apiKey: a.apiKey, path: '/feeds' });
+      const { list, repeatedIds } = uniqueFeeds(await this.requester.send({ route: 'listFeeds', apiKey: a.apiKey, path: '/feeds' }));
+      if (repeatedIds.length > 0) this.logger?.warn({ guildId: a.guildId, repeatedIds }, 'feed api listed feed ids more than once: the first of each is kept');
+      value = list;
       return value;
     } finally {
       await this.cache.completeFill(fill, value);

@@ -96,6 +96,21 @@ describe('/feed delete without an option', () => {
     expect(refused.data.flags).toBe(MessageFlags.Ephemeral);
   });
 
+  botTest('an id the API lists twice is offered once (Discord refuses repeated option values), and counted once', async ({ bot: h }) => {
+    knowGuild(h.discord.client, GUILD_ID, [HERE]);
+    // #1 twice (the copy paused) and #2 twice: the first of each is the one shown.
+    const feeds = [feed(1), feed(2), feed(1, 'pausado'), feed(2)];
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds, total: feeds.length, plan: 'server' }, { headers: rl() });
+    await h.run(chatInput('feed', 'delete', {}));
+    // accepted(): the emulator's validators find nothing Discord would refuse.
+    const b = last(h);
+    expect(b.data.embeds[0]!.description).toContain('This server has 2 feeds.');
+    const [select] = b.data.components[0]!.components;
+    expect(select!.options!.map((o) => o.value)).toEqual(['1', '2']);
+    expect(select!.options![0]).toEqual({ label: '@account1 · #1', value: '1', description: 'Posts' });
+    expect(select!.max_values).toBe(2);
+  });
+
   botTest('a server without feeds is told so', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { feeds: [], total: 0, plan: 'server' }, { headers: rl() });
     await h.run(chatInput('feed', 'delete', {}));

@@ -66,6 +66,7 @@ const valid = {
 type Case = [string, Record<string, unknown>, (string | number)[], string];
 const messageCases: Case[] = [
   ['26 options', { components: [row(stringSelect({ options: options(26) }))] }, ['components', 0, 'components', 0, 'options'], 'BASE_TYPE_MAX_LENGTH'],
+  ['a repeated option value', { components: [row(stringSelect({ options: [{ label: 'a', value: 'v' }, { label: 'b', value: 'v' }] }))] }, ['components', 0, 'components', 0, 'options', 1, 'value'], 'SELECT_COMPONENT_OPTION_VALUE_DUPLICATED'],
   ['option label over 100', { components: [row(stringSelect({ options: [{ label: x(101), value: 'v' }] }))] }, ['components', 0, 'components', 0, 'options', 0, 'label'], 'BASE_TYPE_BAD_LENGTH'],
   ['min_values over the options', { components: [row(stringSelect({ min_values: 4 }))] }, ['components', 0, 'components', 0, 'min_values'], 'BASE_TYPE_MAX'],
   ['max_values over 25', { components: [row(channelSelect({ max_values: 26 }))] }, ['components', 0, 'components', 0, 'max_values'], 'NUMBER_TYPE_MAX'],
@@ -99,6 +100,23 @@ describe('selects in messages', () => {
     const h = await componentInteraction();
     expect((await callback(h, { type: 7, data: valid })).status).toBe(204);
     expect(emu.violations.slice(before)).toEqual([]);
+  });
+
+  it('a repeated option value is refused at the repeat, with Discord\'s code and message, and nothing is posted', async () => {
+    const before = emu.violations.length;
+    const options = [{ label: 'A', value: '7' }, { label: 'B', value: '8' }, { label: 'A again', value: '7' }];
+    const { status, json } = await call('POST', `/channels/${CHANNEL_ID}/messages`, { content: 'pick', components: [row(stringSelect({ options }))] });
+    expect(status).toBe(400);
+    expect(json).toEqual({
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: {
+        components: {
+          0: { components: { 0: { options: { 2: { value: { _errors: [{ code: 'SELECT_COMPONENT_OPTION_VALUE_DUPLICATED', message: 'Select option values must be unique' }] } } } } } },
+        },
+      },
+    });
+    expect(emu.violations.slice(before).map((v) => v.kind)).toEqual(['invalid_form_body']);
   });
 
   const where: [string, (data: Record<string, unknown>) => Promise<{ status: number; json: Record<string, unknown> | undefined }>, (string | number)[]][] = [
