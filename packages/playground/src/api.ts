@@ -200,12 +200,15 @@ export type EventsStream = { close(): void };
 /**
  * `GET /api/events`: the emulator's interaction snapshots, message changes and changes to the
  * server's channels and roles as server-sent events, so replies, deferrals, in-place updates and
- * the bot's channel posts reach the page as they happen.
+ * the bot's channel posts reach the page as they happen; and the demo's notes when they change
+ * (the server's key removed or set by a command), so the banner never tells an old story.
  */
-export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, botRunning: () => boolean): EventsStream {
+export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, botRunning: () => boolean, notes: () => PlaygroundNote[] = () => []): EventsStream {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
   const write = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  write('hello', { botRunning: botRunning() });
+  // The notes as they are now: they may have changed since the page read /api/state.
+  let shownNotes = JSON.stringify(notes());
+  write('hello', { botRunning: botRunning(), notes: JSON.parse(shownNotes) as unknown });
   const onInteraction = (s: InteractionSnapshot) => write('interaction', s);
   const onMessage = (m: MessageEvent) => write('message', m);
   // The page reads the server's description again when its channels or roles change.
@@ -219,6 +222,12 @@ export function streamEvents(emulator: DiscordEmulator, res: ServerResponse, bot
   // The page shows whether the bot process is up; it can only stop, so a cheap check suffices.
   let running = botRunning();
   const watch = setInterval(() => {
+    const current = notes();
+    const text = JSON.stringify(current);
+    if (text !== shownNotes) {
+      shownNotes = text;
+      write('notes', { notes: current });
+    }
     if (botRunning() === running) return;
     running = !running;
     write('bot', { botRunning: running });

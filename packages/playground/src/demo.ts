@@ -16,6 +16,7 @@ import { startPlayground, type RunningPlayground } from './playground.js';
 import { BotGroup, type RunningBot } from './bot-group.js';
 import { LOCK_FILE, lockDataDir, type DataDirLock } from './data-lock.js';
 import { missingNginx } from './nginx.js';
+import { watchDemoKey, type KeyState, type KeyWatch } from './key-watch.js';
 import { ADMIN_PERMISSIONS, ADMIN_USER_ID, MEMBER_PERMISSIONS, MEMBER_USER_ID, Stack, demoGuild, type BotProcess } from './stack.js';
 
 export const DEFAULT_DEMO_DIR = 'data/demo';
@@ -119,6 +120,47 @@ async function setDemoKey(stack: Stack): Promise<AutoKeyResult> {
   const colour = messages.flatMap((m) => m.embeds ?? [])[0]?.color;
   // The bot answers a stored key with its success colour; anything else is an explanation.
   return { ok: colour === 0x57f287, answer: firstEmbedText(messages) };
+}
+
+/**
+ * The banner about the demo server's key: set by the demo at start, gone since (with how to set
+ * one again), set again by a visitor, or the demo's own failure to set it.
+ */
+export function keyNote(autoKey: AutoKeyResult, state: KeyState, wasMissing: boolean): PlaygroundNote {
+  if (state === 'missing') {
+    return {
+      kind: 'warning',
+      text: {
+        en: 'This server has no API key any more (removed with /apikey remove or /feedbot forget): feed commands are refused until an admin sets one. Run /apikey set as the admin and paste the sandbox key below.',
+        es: 'Este servidor ya no tiene clave de la API (se quitó con /clave-api quitar o /feedbot olvidar): los comandos de feeds se rechazan hasta que un admin ponga una. Ejecuta /clave-api establecer como admin y pega la clave del sandbox de abajo.',
+      },
+    };
+  }
+  if (state === 'set' && autoKey.ok && !wasMissing) {
+    return {
+      kind: 'info',
+      text: {
+        en: `The demo ran /apikey set as Ana (admin) and submitted the sandbox key; feedbot answered “${autoKey.answer}”. Every command works right away.`,
+        es: `La demo ejecutó /clave-api establecer como Ana (admin) con la clave del sandbox, y feedbot la guardó. Todos los comandos funcionan ya.`,
+      },
+    };
+  }
+  if (state === 'set') {
+    return {
+      kind: 'info',
+      text: {
+        en: 'This server has an API key again: every command works. /apikey status shows which key it is.',
+        es: 'Este servidor vuelve a tener clave de la API: todos los comandos funcionan. /clave-api estado muestra cuál es.',
+      },
+    };
+  }
+  return {
+    kind: 'warning',
+    text: {
+      en: `The demo could not set the API key itself (${autoKey.answer}). Run /apikey set as the admin and paste the sandbox key below.`,
+      es: `La demo no pudo poner la clave de la API (${autoKey.answer}). Ejecuta /clave-api establecer como admin y pega la clave del sandbox de abajo.`,
+    },
+  };
 }
 
 function findTextInput(components: unknown): string | undefined {
@@ -291,6 +333,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
   const simulateMs = opts.simulateMs ?? DEFAULT_SIMULATE_MS;
   let playground: RunningPlayground | undefined;
   let forwarding: ReturnType<typeof startForwarding> | undefined;
+  let keyWatch: KeyWatch | undefined;
   let closing = false;
   try {
     step('registering the slash commands (npm run deploy-commands)');
@@ -310,23 +353,17 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
     // The emulator keeps no messages between runs: a first round gives each channel a post to right-click at once.
     if (simulateMs) await forwarding.forward({ everyFeed: true });
 
-    const notes = (): PlaygroundNote[] => [
-      autoKey.ok
-        ? {
-            kind: 'info',
-            text: {
-              en: `The demo ran /apikey set as Ana (admin) and submitted the sandbox key; feedbot answered “${autoKey.answer}”. Every command works right away.`,
-              es: `La demo ejecutó /clave-api establecer como Ana (admin) con la clave del sandbox, y feedbot la guardó. Todos los comandos funcionan ya.`,
-            },
-          }
-        : {
-            kind: 'warning',
-            text: {
-              en: `The demo could not set the API key itself (${autoKey.answer}). Run /apikey set as the admin and paste the sandbox key below.`,
-              es: `La demo no pudo poner la clave de la API (${autoKey.answer}). Ejecuta /clave-api establecer como admin y pega la clave del sandbox de abajo.`,
-            },
-          },
-    ];
+    // The banner follows the key as visitors change it (/apikey remove, /feedbot forget, /apikey set).
+    keyWatch = watchDemoKey({
+      emulator: stack.emulator,
+      guildId: DEMO_GUILD_ID,
+      admin: { userId: ADMIN_USER_ID, permissions: ADMIN_PERMISSIONS },
+      initial: autoKey.ok ? 'set' : 'unknown',
+      botRunning: () => stack.bot?.running ?? false,
+      logger,
+    });
+    const watch = keyWatch;
+    const notes = (): PlaygroundNote[] => [keyNote(autoKey, watch.state(), watch.wasMissing())];
 
     step('starting the web playground');
     playground = await startPlayground({
@@ -360,6 +397,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
       forwardPosts: (options) => forwarder.forward(options),
       async close() {
         closing = true;
+        watch.close();
         await forwarder.stop();
         await running.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the playground failed'));
         await stack.close();
@@ -368,6 +406,7 @@ async function startLockedDemo(dataDir: string, opts: DemoOptions & ReturnType<t
     };
   } catch (error) {
     closing = true;
+    keyWatch?.close();
     await forwarding?.stop();
     await playground?.close().catch(() => undefined);
     await stack.close().catch(() => undefined);

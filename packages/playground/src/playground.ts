@@ -63,7 +63,7 @@ export async function startPlayground(opts: PlaygroundOptions): Promise<RunningP
     const method = req.method ?? 'GET';
     if (path.startsWith('/api/')) {
       if (method === 'GET' && path === '/api/events') {
-        const stream = streamEvents(opts.emulator, res, opts.botRunning);
+        const stream = streamEvents(opts.emulator, res, opts.botRunning, opts.notes);
         streams.add(stream);
         res.on('close', () => streams.delete(stream));
         return;

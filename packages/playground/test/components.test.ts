@@ -2,8 +2,10 @@
  * What a Discord client shows of a bot's components, in the playground, in Chromium: a channel
  * select in a message picked through its search (the message updated in place by the bot's
  * type 7 answer), a role multi-select in a private answer, a modal whose Labels hold a text
- * input, a channel select, a checkbox group, a radio group and a checkbox, and a message's
- * right-click menu with "Apps" running a message command — in English and in Spanish.
+ * input, a channel select, a checkbox group, a radio group and a checkbox (and complain until
+ * filled), a slash command's options in the composer (whole descriptions, "required" until
+ * filled), and a message's right-click menu with "Apps" running a message command — in English
+ * and in Spanish.
  *
  * The bot is a test double (a discord.js client logged into the emulator, answering in this
  * file), not feedbot: these stories are about the page, whatever commands feedbot grows.
@@ -27,6 +29,8 @@ if (!HAVE_CHROMIUM && !process.env.CI) {
 
 const TOKEN = 'components-story-token';
 const [NEWS, MEDIA, FOOD] = DEMO_CHANNEL_IDS;
+/** The demo server's announcement channel (type 5): its selects show Discord's 📢 before its name. */
+const ANNOUNCEMENTS = '1100000000000000104';
 /** A voice channel: a channel select offering text and announcement channels leaves it out. */
 const VOICE = '1100000000000000109';
 const row = (...components: unknown[]) => ({ type: 1, components });
@@ -55,6 +59,38 @@ const FORM = {
     },
     { type: 18, label: 'Mode', component: { type: 21, custom_id: 'mode', options: [{ label: 'Each post', value: 'each', default: true }, { label: 'Digest', value: 'digest' }] } },
     { type: 18, label: 'Notify', component: { type: 23, custom_id: 'notify' } },
+  ],
+};
+
+/**
+ * A slash command of the double with options as feedbot's are described: descriptions that fit a
+ * field, and one (within Discord's 100 characters) too long for any.
+ */
+const WATCH = {
+  type: 1,
+  name: 'watch',
+  description: 'Forward an account into a channel',
+  options: [
+    {
+      type: 3,
+      name: 'account',
+      description: 'Account name, @name or profile URL',
+      description_localizations: { 'es-ES': 'Nombre de la cuenta, @nombre o URL del perfil' },
+      required: true,
+    },
+    { type: 7, name: 'channel', description: 'Channel the posts are forwarded to', channel_types: [0, 5], required: true },
+    {
+      type: 3,
+      name: 'filter',
+      description: 'Only feeds whose account name contains this',
+      description_localizations: { 'es-ES': 'Solo los feeds cuyo nombre de cuenta contiene esto' },
+    },
+    {
+      type: 3,
+      name: 'note',
+      description: 'A line posted with each forwarded post, before its caption, as the server writes it (Markdown)',
+      description_localizations: { 'es-ES': 'Una línea que acompaña a cada publicación reenviada, antes de su texto (admite Markdown)' },
+    },
   ],
 };
 
@@ -91,6 +127,10 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('selects, modal Labels and th
       };
       received.push({ modal: got });
       await i.reply({ content: `Got ${got.account}: ${got.kinds.join('+')}`, flags: MessageFlags.Ephemeral });
+    } else if (i.isChatInputCommand()) {
+      const options = Object.fromEntries(i.options.data.map((o) => [o.name, o.value]));
+      received.push({ command: i.commandName, options });
+      await i.reply({ content: `Watching ${String(options.account)}`, flags: MessageFlags.Ephemeral });
     } else if (i.isMessageContextMenuCommand()) {
       received.push({ command: i.commandName, target: i.targetId });
       await i.reply({ content: `Inspected ${i.targetMessage.content}`, flags: MessageFlags.Ephemeral });
@@ -112,7 +152,7 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('selects, modal Labels and th
     const guild = demoGuild();
     guild.channels.push({ id: VOICE, name: 'voice-chat', type: 2, parentId: '1100000000000000100', position: 9 });
     emulator = await startEmulator({ applicationId: APPLICATION_ID, botToken: TOKEN, guilds: [guild] });
-    emulator.setCommands([{ type: 3, name: 'Inspect', name_localizations: { 'es-ES': 'Inspeccionar' } }], DEMO_GUILD_ID);
+    emulator.setCommands([{ type: 3, name: 'Inspect', name_localizations: { 'es-ES': 'Inspeccionar' } }, WATCH], DEMO_GUILD_ID);
     bot = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emulator.apiUrl } });
     bot.on(Events.InteractionCreate, (i) => void answer(i).catch((error: unknown) => received.push({ error: String(error) })));
     const ready = once(bot, Events.ClientReady, { signal: AbortSignal.timeout(20_000) });
@@ -236,6 +276,86 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('selects, modal Labels and th
     await modal.waitFor({ state: 'detached' });
     await expect.poll(since(from)).toEqual([{ modal: { account: 'nasa', channel: [FOOD], kinds: ['posts', 'reposts'], mode: 'digest', notify: true } }]);
     await expect.poll(() => page.locator(`#log > discord-message${EPHEMERAL}`).filter({ hasText: 'Got nasa: posts+reposts' }).count()).toBe(1);
+  });
+
+  it.each(['en', 'es'] as const)('a form’s complaints go as its fields are filled; an announcement channel reads “📢 announcements” (%s)', async (lang) => {
+    await open(lang);
+    const from = received.length;
+    const mark = `form-checks-${lang}`;
+    await post({ content: mark, components: [row({ type: 2, style: 1, custom_id: 'form', label: 'New feed' })] });
+    await postWith(mark).locator('discord-button', { hasText: 'New feed' }).click();
+    const modal = page.getByTestId('modal');
+    await modal.waitFor();
+    const [account, channel] = [modal.locator('.modal-field').nth(0), modal.locator('.modal-field').nth(1)];
+    const complaint = (field: typeof account) => field.locator('.modal-error').textContent();
+    const required = lang === 'en' ? 'This field is required' : 'Este campo es obligatorio';
+    // Sent empty: both Labels complain, and nothing is sent.
+    await modal.getByRole('button', { name: lang === 'en' ? 'Submit' : 'Enviar' }).click();
+    await expect.poll(() => complaint(account)).toBe(required);
+    await expect.poll(() => complaint(channel)).toBe(required);
+    // The account's complaint follows what is typed, and goes once it is long enough.
+    await modal.getByLabel('Account').fill('n');
+    await expect.poll(() => complaint(account)).toBe(lang === 'en' ? 'Must be 2 characters or more in length.' : 'Debe tener al menos 2 caracteres.');
+    await modal.getByLabel('Account').fill('nasa');
+    await expect.poll(() => complaint(account)).toBe('');
+    await expect(account.getAttribute('class')).resolves.not.toContain('invalid');
+    await expect(complaint(channel)).resolves.toBe(required);
+    // Picking a channel takes the channel's complaint away; the pick shows its icon apart from its name.
+    const select = channel.getByTestId('select');
+    await select.getByRole('combobox').click();
+    await select.getByRole('searchbox').fill('ann');
+    await select.getByRole('searchbox').press('Enter');
+    await expect.poll(() => complaint(channel)).toBe('');
+    await expect(select.getByRole('combobox').locator('.select-value').textContent()).resolves.toBe('📢 announcements');
+    await modal.getByRole('button', { name: lang === 'en' ? 'Submit' : 'Enviar' }).click();
+    await modal.waitFor({ state: 'detached' });
+    await expect.poll(since(from)).toEqual([{ modal: expect.objectContaining({ account: 'nasa', channel: [ANNOUNCEMENTS] }) }]);
+  });
+
+  it.each(['en', 'es'] as const)('the composer shows each option’s whole description and drops “required” once the option is filled (%s)', async (lang) => {
+    await open(lang);
+    const from = received.length;
+    await page.getByTestId('command-search').fill('watch');
+    await page.locator('[data-command="watch"]').click();
+    const locale = lang === 'en' ? 'en-US' : 'es-ES';
+    // Each text option's description is seen whole: as its field's placeholder, never cut, or,
+    // too long for a field, on the hint line while the field has focus.
+    for (const option of WATCH.options.filter((o) => o.type === 3)) {
+      const description = (option.description_localizations as Record<string, string> | undefined)?.[locale] ?? option.description;
+      const field = page.getByTestId(`option-${option.name}`);
+      const placeholder = await field.getAttribute('placeholder');
+      if (placeholder) {
+        expect(placeholder).toBe(description);
+        // The placeholder's text typed in the field fits it without scrolling: none of it is cut.
+        const fits = await field.evaluate((input: HTMLInputElement) => {
+          input.value = input.placeholder;
+          const whole = input.scrollWidth <= input.clientWidth;
+          input.value = '';
+          return whole;
+        });
+        expect(fits, `${option.name}: “${placeholder}” is cut`).toBe(true);
+      } else {
+        await field.focus();
+        await expect.poll(() => page.locator('#composer-hint').textContent()).toContain(description);
+      }
+    }
+    const error = page.getByTestId('composer-error');
+    const required = lang === 'en' ? 'This field is required' : 'Este campo es obligatorio';
+    await page.getByTestId('send').click();
+    await expect.poll(() => error.textContent()).toBe(`account: ${required}`);
+    await page.getByTestId('option-account').fill('nasa');
+    await expect.poll(() => error.isVisible()).toBe(false);
+    await page.getByTestId('send').click();
+    await expect.poll(() => error.textContent()).toBe(`channel: ${required}`);
+    // The composer's channel list shows each channel's icon apart from its name, as selects do.
+    await expect(page.getByTestId('option-channel').locator('option').allTextContents()).resolves.toEqual(
+      expect.arrayContaining(['# news', '📢 announcements']),
+    );
+    await page.getByTestId('option-channel').selectOption({ label: '📢 announcements' });
+    await expect.poll(() => error.isVisible()).toBe(false);
+    await page.getByTestId('send').click();
+    await expect.poll(since(from)).toEqual([{ command: 'watch', options: { account: 'nasa', channel: ANNOUNCEMENTS } }]);
+    await expect.poll(() => page.locator(`#log > discord-message${EPHEMERAL}`).filter({ hasText: 'Watching nasa' }).count()).toBe(1);
   });
 
   it.each(['en', 'es'] as const)('right-click on a message → Apps → the message command runs on that message (%s)', async (lang) => {

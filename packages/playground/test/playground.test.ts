@@ -307,6 +307,38 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('the web playground in Chromi
     await expect.poll(() => pg.groupIds()).toEqual(before);
   });
 
+  it('the banner follows the server’s key: gone after /feedbot forget, saying how to set one, and back after /apikey set', async () => {
+    await pg.actAs('admin');
+    await pg.speak('en');
+    const banner = page.getByTestId('note').first();
+    await expect(banner.textContent()).resolves.toContain('Every command works right away');
+    const forget = await pg.run('feedbot forget');
+    await forget(EPHEMERAL).locator('discord-button', { hasText: 'Delete everything' }).click();
+    await forget().locator('discord-embed[embed-title="Server data deleted"]').waitFor();
+    // The page is told without a reload: the key is gone, and how to set one.
+    await page.getByTestId('note').filter({ hasText: 'no API key' }).waitFor();
+    await expect(banner.textContent()).resolves.not.toContain('Every command works');
+    await expect(banner.textContent()).resolves.toContain('Run /apikey set as the admin and paste the sandbox key below');
+    await expect(banner.getAttribute('class')).resolves.toContain('warning');
+    await banner.scrollIntoViewIfNeeded();
+    await pg.shot('11-key-forgotten');
+    await pg.speak('es');
+    await expect.poll(() => banner.textContent()).toContain('Ejecuta /clave-api establecer como admin');
+    await pg.speak('en');
+    // A page opened now says the same.
+    const state = (await fetch(`${demo!.url}/api/state`).then((r) => r.json())) as { notes: { kind: string; text: { en: string } }[] };
+    expect(state.notes).toEqual([{ kind: 'warning', text: expect.objectContaining({ en: expect.stringContaining('no API key') }) }]);
+    // The admin sets the sandbox key again through the form: the banner says every command works.
+    const set = await pg.run('apikey set');
+    const modal = page.getByTestId('modal');
+    await modal.locator('.modal-field input').fill(demo!.stack.demoKey);
+    await modal.locator('button[type="submit"]').click();
+    await modal.waitFor({ state: 'detached' });
+    await set(EPHEMERAL).locator('discord-embed[embed-title="API key saved"]').waitFor();
+    await page.getByTestId('note').filter({ hasText: 'has an API key again' }).waitFor();
+    await expect(page.getByTestId('note').first().getAttribute('class')).resolves.toContain('info');
+  });
+
   it('a second demo on the same data directory refuses at once, naming the running one', async () => {
     const started = Date.now();
     const second = startDemo({ dataDir: dir, port: 0, simulateMs: false, logger: silentLogger() });

@@ -28,6 +28,9 @@ export function renderChrome() {
   $('server-icon').textContent = info.guild.name.split(/\s+/).map((w) => w[0]?.toUpperCase() ?? '').join('').slice(0, 3);
   renderChannels();
   const channel = channelById(ui.channelId);
+  // The channel's icon as in the sidebar: Discord's megaphone for an announcement channel.
+  const mark = (size) => (channel?.type === 5 ? icon('announcement', size) : '#');
+  document.querySelector('.chat-header .hash').replaceChildren(mark(24));
   $('chat-title').textContent = channel?.name ?? '';
   $('chat-topic').textContent = info.guild.name;
   renderSwitches();
@@ -36,7 +39,7 @@ export function renderChrome() {
   status.dataset.up = String(ui.botRunning);
   renderTransport();
   $('welcome').replaceChildren(
-    el('div', { class: 'welcome-icon' }, ['#']),
+    el('div', { class: 'welcome-icon' }, [mark(40)]),
     el('h1', {}, [tr(lang, 'welcome.title', { channel: channel?.name ?? '' })]),
     el('p', {}, [tr(lang, 'welcome.body')]),
     el('p', { class: 'welcome-try' }, [`${tr(lang, 'welcome.try')}: `, ...['feed list', 'feed posts', 'stats', 'feed create'].map((k) => suggestion(k))]),

@@ -7,9 +7,17 @@ import { commandEntries, entryName, visibleTo } from './commands.js';
 import { OptionSuggestions } from './autocomplete.js';
 import { el } from './dom.js';
 import { localized, tr } from './i18n.js';
-import { optionInput, optionValue } from './option-inputs.js';
+import { fitPlaceholders, optionInput, optionValue } from './option-inputs.js';
 import { CommandPalette } from './palette.js';
 import { hidePopup } from './popup.js';
+
+/** What an option's input holds: the picked File, or its text (an autocomplete's picked value) trimmed. */
+function rawValue(input) {
+  const field = input.field ?? input;
+  // A picked file is kept as itself; the page uploads it before sending the command (actions.js).
+  if (input.file) return field.files?.[0];
+  return (input.autocomplete ? (field.dataset.value ?? field.value) : field.value).trim();
+}
 
 export class Composer {
   /**
@@ -21,6 +29,8 @@ export class Composer {
     this.d = deps;
     this.entry = null;
     this.inputs = new Map();
+    /** The required option the error line names ({ name, text }), until it holds a value. */
+    this.missing = null;
     this.palette = new CommandPalette({
       search: deps.search,
       popup: deps.popup,
@@ -39,6 +49,8 @@ export class Composer {
     deps.search.addEventListener('input', () => this.showPalette(true));
     deps.search.addEventListener('keydown', (event) => this.palette.keydown(event));
     deps.pill.addEventListener('click', () => this.clear(true));
+    // A field the error line names as required: the line goes once it holds a value, as in any form.
+    for (const type of ['input', 'change']) deps.options.addEventListener(type, () => this.recheckMissing());
     deps.form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.send();
@@ -107,6 +119,7 @@ export class Composer {
       ]);
       options.append(chip);
     }
+    fitPlaceholders(options);
     this.renderHint();
     const first = ordered[0] && this.inputs.get(ordered[0].name)?.input;
     (first?.field ?? first)?.focus?.();
@@ -129,22 +142,27 @@ export class Composer {
     );
   }
 
-  /** Option values as the API takes them; with `strict`, missing required ones are an error. */
+  /** Option values as the API takes them; with `strict`, missing required ones are an error naming the option. */
   values(strict) {
     const { lang, locale } = this.d.getState();
     const out = {};
     for (const [name, { option, input }] of this.inputs) {
-      const field = input.field ?? input;
-      // A picked file is kept as itself; the page uploads it before sending the command (actions.js).
-      const raw = input.file ? field.files?.[0] : (input.autocomplete ? (field.dataset.value ?? field.value) : field.value).trim();
+      const raw = rawValue(input);
       if (raw instanceof File) out[name] = raw;
       else if (raw) out[name] = optionValue(option, raw);
       else if (strict && option.required) {
-        field.focus();
-        throw new Error(`${localized(option, 'name', locale)}: ${tr(lang, 'field.required')}`);
+        (input.field ?? input).focus();
+        throw Object.assign(new Error(`${localized(option, 'name', locale)}: ${tr(lang, 'field.required')}`), { option: name });
       }
     }
     return out;
+  }
+
+  /** Takes the "required" complaint away once the option it names holds a value. */
+  recheckMissing() {
+    const missing = this.missing && this.inputs.get(this.missing.name);
+    // Unless something else (a refusal, the bot offline) has been said there since.
+    if (missing && rawValue(missing.input) && this.d.error.textContent === this.missing.text) this.setError('');
   }
 
   /** What autocomplete sends: the typed values, not files (Discord uploads those only on send). */
@@ -152,7 +170,15 @@ export class Composer {
     return Object.fromEntries(Object.entries(this.values(false)).filter(([name]) => !this.inputs.get(name)?.input.file));
   }
 
-  setError(text) {
+  /** Shows `text` under the bar ('' hides it); `option` names the required option it is about. */
+  setError(text, option) {
+    const field = (name) => {
+      const input = name && this.inputs.get(name)?.input;
+      return input ? (input.field ?? input) : null;
+    };
+    field(this.missing?.name)?.removeAttribute('aria-invalid');
+    this.missing = option ? { name: option, text } : null;
+    field(option)?.setAttribute('aria-invalid', 'true');
     this.d.error.textContent = text;
     this.d.error.hidden = !text;
   }
@@ -163,7 +189,7 @@ export class Composer {
     try {
       values = this.values(true);
     } catch (error) {
-      this.setError(error.message);
+      this.setError(error.message, error.option);
       return;
     }
     this.d.send.disabled = true;

@@ -1,7 +1,8 @@
 /* global EventSource */
 /**
  * Follows the demo over server-sent events: the bot's status, interactions, message changes (of
- * the page's conversations and the bot's channel posts) and changes to the server's channels.
+ * the page's conversations and the bot's channel posts), changes to the server's channels and to
+ * the demo's notes (the banner about the server's API key).
  */
 import { api } from './api.js';
 import { renderChrome } from './chrome.js';
@@ -14,7 +15,9 @@ import { store, ui } from './state.js';
 export function connectEvents({ onGuildChanged }) {
   const source = new EventSource('/api/events');
   source.addEventListener('hello', (event) => {
-    ui.botRunning = JSON.parse(event.data).botRunning;
+    const hello = JSON.parse(event.data);
+    ui.botRunning = hello.botRunning;
+    if (hello.notes) ui.info.notes = hello.notes;
     $('app').dataset.connected = 'true';
     renderChrome();
     // Catch up on whatever changed while disconnected.
@@ -23,6 +26,11 @@ export function connectEvents({ onGuildChanged }) {
   });
   source.addEventListener('bot', (event) => {
     ui.botRunning = JSON.parse(event.data).botRunning;
+    renderChrome();
+  });
+  // The demo's banner changed: the server's key was removed or set by a command.
+  source.addEventListener('notes', (event) => {
+    ui.info.notes = JSON.parse(event.data).notes;
     renderChrome();
   });
   source.addEventListener('interaction', (event) => absorb(JSON.parse(event.data)));

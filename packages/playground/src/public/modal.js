@@ -37,14 +37,25 @@ function labelParts(id, label, description, required) {
   };
 }
 
-/** Wires a field's complaint to its element: `problem()` returns '' when the field is fine. */
+/**
+ * Wires a field's complaint to its element: `problem()` returns '' when the field is fine. Once
+ * the field has complained (a submit), it is checked again as it changes, as a form's fields are:
+ * the complaint goes as soon as the field holds what it needs, and follows what is typed.
+ */
 function checked(node, error, problem) {
-  return () => {
+  const check = () => {
     const text = problem();
     error.textContent = text;
     node.classList.toggle('invalid', Boolean(text));
     return text;
   };
+  const recheck = () => {
+    if (error.textContent) check();
+  };
+  // Typing fires input; a ticked box and a select's picks (selects.js) fire change.
+  node.addEventListener('input', recheck);
+  node.addEventListener('change', recheck);
+  return check;
 }
 
 function textField({ component: input, label, description }, lang) {

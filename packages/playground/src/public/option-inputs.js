@@ -1,13 +1,15 @@
-/* global document, DataTransfer, File */
+/* global document, getComputedStyle, DataTransfer, File */
 /**
  * One input per command option, as Discord's composer offers them: choices, channels (of the
  * allowed types), members and roles as selects, booleans as True/False, numbers with their bounds,
  * text with its description, files picked from the visitor's disk, and bot-suggested values
- * (autocomplete.js).
+ * (autocomplete.js). A text field is as wide as its description; one too long for the bar is left
+ * to the hint line above it (fitPlaceholders).
  */
 import { T } from './commands.js';
 import { el } from './dom.js';
 import { localized, tr } from './i18n.js';
+import { channelMark } from './selects.js';
 
 /**
  * state: { lang, locale, channels, members, roles }; `onFocus(option)` runs when the input gets
@@ -20,7 +22,8 @@ export function optionInput(option, previous, state, { onFocus, suggestions }) {
   switch (option.type) {
     case T.CHANNEL: {
       const types = option.channel_types;
-      return select(channels.filter((c) => !types?.length || types.includes(c.type)).map((c) => ({ name: `# ${c.name}`, value: c.id })));
+      // Each channel with its icon, apart from its name: "# news", "📢 announcements".
+      return select(channels.filter((c) => !types?.length || types.includes(c.type)).map((c) => ({ name: `${channelMark(c.type)} ${c.name}`, value: c.id })));
     }
     case T.USER:
     case T.MENTIONABLE:
@@ -103,4 +106,41 @@ export function optionValue(option, raw) {
   if (option.type === T.INTEGER || option.type === T.NUMBER) return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
   if (option.type === T.BOOLEAN) return raw === 'true';
   return raw;
+}
+
+/** The widest a text field grows to show its whole description; a longer one goes to the hint line only. */
+export const MAX_PLACEHOLDER_PX = 440;
+
+let measuring;
+
+/** How wide `text` is drawn in `input`'s font, in CSS pixels. */
+function textWidth(input, text) {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  const style = getComputedStyle(input);
+  measuring.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  return measuring.measureText(text).width;
+}
+
+/**
+ * Fits the text fields in `container` (once drawn) to their placeholders, the options'
+ * descriptions: a field grows to show the whole description, never cut; a description wider
+ * than MAX_PLACEHOLDER_PX is no placeholder at all, since the hint line above the bar shows it
+ * when the field has focus (and the chip's tooltip always), as Discord shows an option's
+ * description above its composer.
+ */
+export function fitPlaceholders(container) {
+  for (const input of container.querySelectorAll('input[placeholder]')) {
+    const text = input.getAttribute('placeholder');
+    if (!text) continue;
+    const wide = textWidth(input, text);
+    if (wide > MAX_PLACEHOLDER_PX) {
+      input.removeAttribute('placeholder');
+      continue;
+    }
+    const style = getComputedStyle(input);
+    const edges = ['paddingLeft', 'paddingRight', 'borderLeftWidth', 'borderRightWidth'].reduce((sum, side) => sum + (parseFloat(style[side]) || 0), 0);
+    // A few pixels spare: the caret, and rounding between the canvas and the field.
+    const needed = Math.ceil(wide + edges + 4);
+    if (needed > input.getBoundingClientRect().width) input.style.width = `${needed}px`;
+  }
 }

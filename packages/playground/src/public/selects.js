@@ -1,4 +1,4 @@
-/* global document */
+/* global document, Event */
 /**
  * A select menu as Discord's client draws one, in a message or in a modal's Label: a box showing
  * what is picked (or the placeholder) that opens a list with a search box over the options'
@@ -23,7 +23,17 @@ export const SELECT_TYPES = new Set([3, 5, 6, 7, 8]);
 
 let nextId = 0;
 
-const channelMark = (type) => (type === 2 || type === 13 ? '🔊' : type === 4 ? '▾' : type === 5 ? '📢' : '#');
+/** The icon Discord shows before a channel's name, by channel type. */
+export const channelMark = (type) => (type === 2 || type === 13 ? '🔊' : type === 4 ? '▾' : type === 5 ? '📢' : '#');
+
+/**
+ * A pick as the select's box shows it: a member or role with its @ ("@Admin"), a channel with its
+ * icon apart from its name ("📢 announcements", as in the list), a text channel by its name alone.
+ */
+function pickedLabel(choice) {
+  if (!choice.mark || choice.mark === '#') return choice.label;
+  return choice.mark === '@' ? `@${choice.label}` : `${choice.mark} ${choice.label}`;
+}
 
 /** What select `component` offers, from its options or from the server (`info`: /api/state). */
 export function selectChoices(component, info) {
@@ -119,7 +129,7 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
   const shown = () => options.filter((o) => !o.hidden);
 
   function draw() {
-    const labels = choices.filter((c) => picked.includes(c.value)).map((c) => `${c.mark && c.mark !== '#' ? c.mark : ''}${c.label}`);
+    const labels = choices.filter((c) => picked.includes(c.value)).map(pickedLabel);
     trigger.replaceChildren(
       el('span', { class: labels.length ? 'select-value' : 'select-placeholder' }, [labels.length ? labels.join(', ') : placeholder]),
       el('span', { class: 'select-arrow', 'aria-hidden': 'true' }, ['▾']),
@@ -192,22 +202,29 @@ export function renderSelect(component, { lang, info, inModal = false, labelledB
     }
   }
 
+  /** The visitor's picks are now `next`: the select fires `change` (a modal's Label checks itself again). */
+  function pick(next) {
+    const changed = next.length !== picked.length || next.some((v) => !picked.includes(v));
+    picked = next;
+    if (changed) node.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
   function choose(index) {
     if (index < 0) return;
     const value = choices[index].value;
     if (!multi) {
-      picked = min === 0 && picked.includes(value) ? [] : [value];
+      pick(min === 0 && picked.includes(value) ? [] : [value]);
       return close({ focus: true });
     }
-    if (picked.includes(value)) picked = picked.filter((v) => v !== value);
-    else if (picked.length < max) picked = choices.map((c) => c.value).filter((v) => v === value || picked.includes(v));
+    if (picked.includes(value)) pick(picked.filter((v) => v !== value));
+    else if (picked.length < max) pick(choices.map((c) => c.value).filter((v) => v === value || picked.includes(v)));
     active = index;
     draw();
   }
 
   trigger.addEventListener('click', () => (isOpen() ? close() : open()));
   clear.addEventListener('click', () => {
-    picked = [];
+    pick([]);
     if (isOpen()) return close({ focus: true });
     trigger.focus();
     commit();
