@@ -38,6 +38,33 @@ describe('catalogues', () => {
   });
 });
 
+describe('one word for one thing', () => {
+  const spanish = Object.entries(es);
+
+  it('Spanish says "clave de API", never "clave API" nor "clave de la API"', () => {
+    expect(spanish.filter(([, text]) => /clave (?:de la )?API/i.test(text.replace(/clave de API/gi, ''))).map(([key]) => key)).toEqual([]);
+  });
+
+  it('Spanish names the feed-manager roles "roles de gestor de feeds" only', () => {
+    expect(spanish.filter(([, text]) => /rol(?:es)? gestor(?:es)? de feeds|roles? de gestión/i.test(text)).map(([key]) => key)).toEqual([]);
+  });
+
+  it('the panel toggle and the filter it applies use the same term, in both languages', () => {
+    for (const lang of ['en', 'es'] as const) {
+      const filter = t(lang, 'health.list.filter.problemas');
+      expect({ lang, toggle: t(lang, 'panel.problems.off').toLowerCase() }).toEqual({ lang, toggle: expect.stringContaining(filter) });
+    }
+  });
+
+  it('"latest post" is the time it was forwarded, in the list and on the card alike', () => {
+    for (const lang of ['en', 'es'] as const) {
+      const list = t(lang, 'list.latest', { at: 1 });
+      expect(t(lang, 'card.latest.value', { kind: 'Reel', at: 1 })).toBe(`Reel · ${list}`);
+    }
+    expect(t('en', 'list.latest', { at: 1 })).toBe('forwarded <t:1:R>');
+  });
+});
+
 describe('plural forms', () => {
   it('no sentence hedges its plural with (s), (es) or (n): every count chooses its form', () => {
     for (const [lang, cat] of Object.entries(catalogues)) {

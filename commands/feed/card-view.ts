@@ -18,7 +18,7 @@ interface CardInput {
   feed: FeedListItem;
   warnings: readonly FeedWarning[];
   staleAfterDays: number;
-  /** The feed's latest post, if it forwarded any. */
+  /** The feed's latest post (the last it forwarded to Discord: the API's newest first), if it forwarded any. */
   latest: Post | undefined;
   /** The custom_ids of the card's buttons. */
   ids: { posts: string; delete: string };
@@ -28,9 +28,13 @@ function channelMention(id: string): string {
   return /^\d{1,20}$/.test(id) ? `<#${id}>` : apiCode(id);
 }
 
+/**
+ * "Latest post" means the last one forwarded to Discord everywhere (the list's `ultimoPost`, the
+ * order of /feed posts): its forwarding time is shown, so the card and the list read the same.
+ */
 function latestPostValue(t: Translator, post: Post | undefined): string {
   if (!post) return t('card.latest.none');
-  const line = t('card.latest.value', { kind: singleKindLabel(t, post.tipo), at: unixSeconds(post.publicadoEn) });
+  const line = t('card.latest.value', { kind: singleKindLabel(t, post.tipo), at: unixSeconds(post.publicadoDiscord) });
   const url = safeHttpUrl(post.postUrl);
   // A URL inside a masked link must not close it: parentheses and spaces are percent-encoded.
   return url ? `${line}\n${t('card.latest.link', { url: url.replace(/[()\s]/g, (c) => encodeURIComponent(c)) })}` : line;

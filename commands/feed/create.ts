@@ -6,6 +6,7 @@
  * user who typed part of the command expects to finish it, not to be told off. The form's submit
  * checks the permission again and goes through the same validation and answer.
  */
+import { requireGuildChannel } from '../../src/bot/chosen.js';
 import {
   ChannelType,
   ComponentType,
@@ -20,7 +21,7 @@ import { CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { modal, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId } from '../../src/bot/custom-id.js';
-import { UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
+import { MalformedInteractionError, UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
 import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/bot/options.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
@@ -124,6 +125,7 @@ interface NewFeed {
  * is told to look again before creating it.
  */
 async function createFeed(interaction: Interaction, ctx: HandlerContext, feed: NewFeed): Promise<void> {
+  await requireGuildChannel(ctx, interaction.client, feed.canalId);
   let created: ShownFeed;
   try {
     created = await ctx.call((api, auth) => api.createFeed(auth, { ...feed, filtros: [] }));
@@ -181,7 +183,9 @@ function submitted(interaction: ModalSubmitInteraction): NewFeed {
   const cuenta = parseAccount(interaction.fields.getTextInputValue(FORM_FIELDS.account));
   const channel = interaction.fields.getSelectedChannels(FORM_FIELDS.channel, false)?.first();
   if (!channel || !(CHANNEL_TYPES as readonly ChannelType[]).includes(channel.type)) throw new UserError('forms.create.noChannel');
-  const ticked = interaction.fields.getCheckboxGroup(FORM_FIELDS.kinds);
+  const ticked: unknown = interaction.fields.getCheckboxGroup(FORM_FIELDS.kinds);
+  // discord.js hands the payload's value over as it came: a string would match kinds by substring.
+  if (!Array.isArray(ticked)) throw new MalformedInteractionError();
   const tipos = CONTENT_KINDS.filter((kind) => ticked.includes(kind));
   if (tipos.length === 0) throw new UserError('forms.create.noKinds');
   return { cuenta, canalId: channel.id, tipos };

@@ -1,7 +1,7 @@
 /**
  * /feed list [canal] [estado] [problemas] [cuenta] [pagina] — the guild's feeds, each marked with
  * its health warnings, a page at a time, under a panel (panel-view.ts): "Manage a feed…" opens a
- * feed's card (card.ts), a channel select, a state select and a Problems only toggle filter, and
+ * feed's card (card.ts), a channel select, a state select and an "Only with a warning" toggle filter, and
  * Previous/Next page. Filters and pages edit the message in place for the person who asked.
  */
 import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
@@ -143,7 +143,7 @@ function requireOwner(userId: string, state: { userId: string }): void {
   if (state.userId !== userId) throw new UserError('panel.notYours');
 }
 
-/** Previous/Next and the Problems only toggle: the state they show is in their custom_id. */
+/** Previous/Next and the "Only with a warning" toggle: the state they show is in their custom_id. */
 export const pageButton = button({
   id: listPageId,
   guildOnly: true,

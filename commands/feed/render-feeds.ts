@@ -7,6 +7,7 @@
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { CreateFeedResponse, FeedListItem, FeedListResponse } from '@feedbot/feed-api-contract';
 import type { Translator } from '../../src/i18n/index.js';
+import { knownPlanName } from '../../src/i18n/plans.js';
 import { warningText, type HealthView } from '../../src/health/feed-health.js';
 import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from './list-filter.js';
 import { kindsLabel, stateLabel } from '../../src/render/labels.js';
@@ -20,9 +21,13 @@ const FEEDS_PER_PAGE = 10;
 /** Room kept for the title and footer when packing fields under the 6000-character limit. */
 const LIST_FIELD_BUDGET = 5_000;
 
-function timestampOrNever(t: Translator, iso: string | null): string {
+/**
+ * The feed's latest post: when it was forwarded to Discord (`ultimoPost`), the one meaning the
+ * list, the card and /feed posts give "latest post".
+ */
+function latestForwarded(t: Translator, iso: string | null): string {
   if (!iso || Number.isNaN(Date.parse(iso))) return t('list.never');
-  return `<t:${unixSeconds(iso)}:R>`;
+  return t('list.latest', { at: unixSeconds(iso) });
 }
 
 function channelMention(id: string): string {
@@ -36,7 +41,7 @@ function feedField(t: Translator, feed: FeedListItem, warnings?: string): APIEmb
     estado: stateLabel(t, feed.estado),
     tipos: kindsLabel(t, feed.tipos),
     filtros: t('list.filters', { count: feed.filtros }),
-    ultimoPost: timestampOrNever(t, feed.ultimoPost),
+    ultimoPost: latestForwarded(t, feed.ultimoPost),
   });
   return {
     name: truncate(t('list.field.name', { id: feed.id, cuenta: apiText(feed.cuenta, { max: 100 }) }), Limits.fieldName),
@@ -90,7 +95,12 @@ export function feedListView(t: Translator, list: FeedListResponse, opts: FeedLi
     color: Colors.brand,
     footer: {
       text: truncate(
-        t('list.footer', { total: list.total, plan: apiText(list.plan, { max: 100 }), page, pages: pageCount }),
+        t('list.footer', {
+          total: list.total,
+          plan: t('list.plan', { plan: knownPlanName(t, list.plan) ?? apiText(list.plan, { max: 100 }) }),
+          page,
+          pages: pageCount,
+        }),
         Limits.footer,
       ),
     },

@@ -1,5 +1,8 @@
 /**
- * /feed posts: one embed per post, packed into message-sized pages with a header line.
+ * /feed posts: one embed per post, packed into message-sized pages with a header line. "Latest"
+ * means last forwarded to Discord, as in the list and the card: the posts are shown newest
+ * forwarded first, and each embed's timestamp is its forwarding time; the time the account
+ * published it is the second, labelled field.
  */
 import type { APIEmbed } from 'discord.js';
 import type { Post } from '@feedbot/feed-api-contract';
@@ -21,14 +24,14 @@ function postEmbed(t: Translator, post: Post): APIEmbed {
     description: caption,
     color: Colors.brand,
     fields: [
-      { name: t('posts.field.published'), value: `<t:${unixSeconds(post.publicadoEn)}:f>`, inline: true },
       {
         name: t('posts.field.forwarded'),
         value: `<t:${unixSeconds(post.publicadoDiscord)}:f> (<t:${unixSeconds(post.publicadoDiscord)}:R>)`,
         inline: true,
       },
+      { name: t('posts.field.published'), value: `<t:${unixSeconds(post.publicadoEn)}:f>`, inline: true },
     ],
-    timestamp: new Date(post.publicadoEn).toISOString(),
+    timestamp: new Date(post.publicadoDiscord).toISOString(),
   };
   const url = safeHttpUrl(post.postUrl);
   if (url) embed.url = url;
@@ -43,6 +46,17 @@ function postEmbed(t: Translator, post: Post): APIEmbed {
  */
 function paginatePosts(embeds: APIEmbed[]): APIEmbed[][] {
   return packPages(embeds, Limits.embedsPerMessage, Limits.charsPerMessage, embedLength);
+}
+
+/**
+ * Newest forwarded first, whatever order the API sent (the spec says only "latest"): the order
+ * then agrees with the time each embed shows. Equal times keep the API's order.
+ */
+function byLastForwarded(posts: readonly Post[]): Post[] {
+  return posts
+    .map((post, i) => ({ post, i, at: Date.parse(post.publicadoDiscord) || 0 }))
+    .sort((a, b) => b.at - a.at || a.i - b.i)
+    .map((p) => p.post);
 }
 
 
@@ -64,7 +78,7 @@ export function postsPage(t: Translator, posts: readonly Post[], req: PostsPageR
       : t('posts.empty', { id: req.feedId });
     return { content: '', embeds: [noticeEmbed(message)], components: [] };
   }
-  const pages = paginatePosts(posts.map((p) => postEmbed(t, p)));
+  const pages = paginatePosts(byLastForwarded(posts).map((p) => postEmbed(t, p)));
   const page = Math.min(Math.max(1, req.page), pages.length);
   const before = pages.slice(0, page - 1).reduce((n, p) => n + p.length, 0);
   const embeds = pages[page - 1] ?? [];

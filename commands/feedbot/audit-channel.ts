@@ -3,6 +3,7 @@
  * Server). `set` first checks that the bot can post embeds there and names what it lacks; a
  * post that fails later is reported once by `status` (the trail keeps it: src/audit/trail.ts).
  */
+import { requireGuildChannel } from '../../src/bot/chosen.js';
 import { ChannelType, type Client, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import { missingPostPermissions } from '../../src/audit/post-permissions.js';
 import type { SlashDeclaration } from '../../src/bot/command.js';
@@ -37,6 +38,7 @@ function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcomman
  */
 export async function applyAuditChannel(ctx: HandlerContext, client: Client, channelId: string, locale: string): Promise<void> {
   const guildId = ctx.guildId();
+  await requireGuildChannel(ctx, client, channelId);
   const missing = await missingPostPermissions(client, guildId, channelId).catch((error: unknown) => {
     // Discord's refusal or an unexpected answer: logged without more than its kind, and nothing changes.
     ctx.services.logger.warn({ guildId, channelId, err: error }, "could not read the bot's permissions in the audit channel");

@@ -7,6 +7,7 @@ import { roleMention, type APIEmbed, type ChatInputCommandInteraction, type Mess
 import type { Preconditions, SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { UserError } from '../../src/bot/errors.js';
+import { requireGuildRoles } from '../../src/bot/chosen.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from './render-managers.js';
@@ -48,6 +49,7 @@ export async function replaceManagerRoles(ctx: HandlerContext, roles: readonly {
   for (const role of roles) refuseUnfitRole(role, guildId);
   if (roles.length > MAX_MANAGER_ROLES) throw new UserError('managers.error.tooMany', { max: MAX_MANAGER_ROLES });
   const roleIds = [...new Set(roles.map((r) => r.id))];
+  await requireGuildRoles(ctx, ctx.interaction.client, roleIds);
   await ctx.services.settings.update(guildId, (current) => ({ ...current, managerRoleIds: roleIds }));
   return roleIds;
 }
@@ -62,6 +64,7 @@ const add: SlashDeclaration = {
   async run(interaction, ctx) {
     const guildId = ctx.guildId();
     const roleId = chosenRole(interaction, guildId);
+    await requireGuildRoles(ctx, interaction.client, [roleId]);
     // Checked inside the update, on the stored list: two admins adding at once cannot pass the limit.
     await ctx.services.settings.update(guildId, (current) => {
       if (current.managerRoleIds.includes(roleId)) throw new UserError('managers.error.duplicate', { role: roleMention(roleId) });

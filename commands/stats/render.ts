@@ -2,6 +2,7 @@
 import type { APIEmbed, APIEmbedField } from 'discord.js';
 import type { Stats } from '@feedbot/feed-api-contract';
 import type { MessageKey, Translator } from '../../src/i18n/index.js';
+import { knownPlanName } from '../../src/i18n/plans.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { apiCode, apiText } from '../../src/render/markdown.js';
 import { truncate, unixSeconds } from '../../src/render/text.js';
@@ -22,7 +23,7 @@ export function statsEmbed(t: Translator, stats: Stats, guild: { id: string; nam
     color: Colors.brand,
     fields: [
       field('stats.field.servidor', guild?.name && guild.id === stats.servidor ? apiText(guild.name, { max: 100 }) : apiCode(stats.servidor, 100)),
-      field('stats.field.plan', apiText(stats.plan, { max: 100 })),
+      field('stats.field.plan', knownPlanName(t, stats.plan) ?? apiText(stats.plan, { max: 100 })),
       field('stats.field.feedsActivos', String(stats.feedsActivos)),
       field('stats.field.feedsPausados', String(stats.feedsPausados)),
       field('stats.field.postsHoy', String(stats.postsHoy)),

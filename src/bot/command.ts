@@ -8,18 +8,18 @@ import {
   type AnySelectMenuInteraction,
   type AutocompleteInteraction,
   type ButtonInteraction,
-  type ChannelSelectMenuInteraction,
+  ChannelSelectMenuInteraction,
   type ChatInputCommandInteraction,
   type MessageContextMenuCommandInteraction,
   type ModalSubmitInteraction,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   type RESTPostAPIContextMenuApplicationCommandsJSONBody,
-  type RoleSelectMenuInteraction,
+  RoleSelectMenuInteraction,
   type StringSelectMenuInteraction,
 } from 'discord.js';
 import type { HandlerContext } from './context.js';
 import type { CustomIdCodec } from './custom-id.js';
-import { UserError, type GuardedAction } from './errors.js';
+import { MalformedInteractionError, UserError, type GuardedAction } from './errors.js';
 
 /** What must hold before a handler runs (Sapphire calls these preconditions). */
 export interface Preconditions {
@@ -88,10 +88,23 @@ function component<I extends Component, S>(declaration: ComponentDeclaration<I, 
       if (state === undefined) return undefined;
       return async (ctx) => {
         if (invokerOnly && (state as { userId?: string }).userId !== interaction.user.id) throw new UserError('button.notYours');
+        if (!resolvedEveryValue(interaction)) throw new MalformedInteractionError();
         await run(interaction, ctx, state);
       };
     },
   };
+}
+
+/**
+ * A role or channel select's values are exactly the ids Discord resolved. discord.js reads the
+ * choice from the resolved data alone: values without it would read as "nothing chosen" (every
+ * manager role cleared), a resolved entry without its value as a choice nobody made.
+ */
+function resolvedEveryValue(interaction: unknown): boolean {
+  const picked = interaction instanceof RoleSelectMenuInteraction ? interaction.roles : interaction instanceof ChannelSelectMenuInteraction ? interaction.channels : undefined;
+  if (!picked) return true;
+  const values = (interaction as AnySelectMenuInteraction).values;
+  return Array.isArray(values) && values.length === picked.size && values.every((id) => picked.has(id));
 }
 
 export const button: <S>(d: ComponentDeclaration<ButtonInteraction, S>) => ComponentRoute<ButtonInteraction> = component;

@@ -46,6 +46,17 @@ export class MissingPermissionError extends UserError {
   }
 }
 
+/**
+ * What Discord delivered lacks a field the handler reads, or holds one of the wrong shape (a form
+ * without its channel, a checkbox group that is not a list): nothing is done, the user is asked
+ * to try again, and the operator gets one warn line without a stack.
+ */
+export class MalformedInteractionError extends UserError {
+  constructor() {
+    super('error.malformedInteraction');
+  }
+}
+
 export class InvalidOptionError extends UserError {
   constructor(key: MessageKey, vars: Vars = {}) {
     super(key, vars);

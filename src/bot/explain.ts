@@ -3,11 +3,11 @@
  * Users get a localized, ephemeral explanation and never a stack trace; unexpected failures get a
  * short reference id that is also in the single log line for the interaction.
  */
-import { DiscordAPIError, HTTPError, RateLimitError, TimestampStyles, time } from 'discord.js';
+import { DiscordAPIError, DiscordjsTypeError, HTTPError, RateLimitError, TimestampStyles, time } from 'discord.js';
 import * as api from '../api/errors.js';
 import { KeyStoreError } from '../keys/store.js';
 import type { Translator } from '../i18n/index.js';
-import { MissingPermissionError, UnconfirmedWriteError, UserError } from './errors.js';
+import { MalformedInteractionError, MissingPermissionError, UnconfirmedWriteError, UserError } from './errors.js';
 import { quotedApiText } from '../render/api-text.js';
 import { newReference } from '../reference.js';
 
@@ -58,6 +58,26 @@ export function discordRefusal(error: unknown): DiscordRefusal | undefined {
   return undefined;
 }
 
+/**
+ * discord.js's refusal to read an option or form field the payload lacks, or holds with another
+ * type: what was delivered is malformed (a forged or truncated payload), not a defect of ours.
+ */
+// Spelled out: the typings lack one code and misspell another (`ModalSubmitInteractionComponentEmpty`).
+const MISSING_FIELD_CODES: ReadonlySet<string> = new Set([
+  'CommandInteractionOptionNotFound',
+  'CommandInteractionOptionType',
+  'CommandInteractionOptionEmpty',
+  'CommandInteractionOptionInvalidChannelType',
+  'ModalSubmitInteractionFieldNotFound',
+  'ModalSubmitInteractionFieldType',
+  'ModalSubmitInteractionFieldEmpty',
+  'ModalSubmitInteractionFieldInvalidChannelType',
+]);
+
+function isMissingField(error: unknown): boolean {
+  return error instanceof DiscordjsTypeError && MISSING_FIELD_CODES.has(error.code);
+}
+
 interface ExplainContext {
   t: Translator;
 }
@@ -80,6 +100,9 @@ export function explain(error: unknown, ctx: ExplainContext): Explanation {
     const why = explain(error.apiFailure, ctx);
     const told = t(error.key, error.vars);
     return { ...why, message: why.ref ? `${told} ${t('error.reference', { ref: why.ref })}` : told };
+  }
+  if (error instanceof MalformedInteractionError || isMissingField(error)) {
+    return { message: t('error.malformedInteraction'), outcome: 'malformed_interaction', level: 'warn' };
   }
   if (error instanceof UserError) {
     return { message: t(error.key, error.vars), outcome: 'user_error', level: 'info' };

@@ -68,7 +68,12 @@ export const en = {
   'list.field.value': '{channel} · {estado}\n{tipos} · {filtros}\nLatest post: {ultimoPost}',
   'list.filters': '{count, plural, one {# filter} other {# filters}}',
   'list.never': 'none yet',
-  'list.footer': '{total, plural, one {# feed} other {# feeds}} · plan {plan} · page {page}/{pages}',
+  // "Latest post" is always the latest post the feed forwarded to Discord (the API's ultimoPost).
+  'list.latest': 'forwarded <t:{at}:R>',
+  'list.footer': '{total, plural, one {# feed} other {# feeds}} · {plan} · page {page}/{pages}',
+  // A plan the API names: a known one through the catalogue (plan.*), any other as the API wrote it.
+  'list.plan': '{plan} plan',
+  'plan.server': 'Server',
   'list.pageOutOfRange': 'There is no page {page}: the list has {pages, plural, one {# page} other {# pages}}.',
   'state.activo': 'Active',
   'state.pausado': 'Paused',
@@ -112,7 +117,7 @@ export const en = {
   'posts.empty.kind': 'Feed #{id} has no {kind} yet.',
   'posts.header': 'Latest posts of feed #{id} ({from}–{to} of {total})',
   'posts.noCaption': '(no caption)',
-  'posts.field.published': 'Published',
+  'posts.field.published': 'Published by the account',
   'posts.field.forwarded': 'Forwarded to Discord',
 
   // ─── Stats ───
@@ -191,6 +196,9 @@ export const en = {
   'error.badOption': 'The option `{option}` is invalid: {reason}',
   'error.optionRange': 'The option `{option}` must be a whole number from {min} to {max}.',
   'error.expiredComponent': 'These buttons have expired. Run the command again.',
+  'error.channelNotInGuild': 'That channel is not one of this server\'s. Choose a channel of this server.',
+  'error.roleNotInGuild': 'That role is not one of this server\'s. Choose a role of this server.',
+  'error.malformedInteraction': 'What Discord sent for this arrived incomplete, so nothing was done. Try again; if you filled in a form, open it again.',
 
   // ─── Features with their own catalogue file (src/i18n/features/) ───
   ...feedbot.en,

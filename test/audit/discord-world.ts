@@ -26,6 +26,8 @@ export interface World {
   /** The bot's own role (BOT_ROLE_ID). */
   botRole: bigint;
   channels: { id: string; name: string; overwrites?: WorldOverwrite[] }[];
+  /** Roles besides @everyone and the bot's (no permissions of their own). */
+  roles?: { id: string; name: string }[];
   /** Community server with this preferred locale (it then decides the posts' language). */
   community?: string;
 }
@@ -52,7 +54,7 @@ function rolesPayload(w: World) {
     mentionable: false,
     flags: 0,
   });
-  return [role(w.guildId, '@everyone', w.everyone, 0), role(BOT_ROLE_ID, 'feedbot', w.botRole, 1)];
+  return [role(w.guildId, '@everyone', w.everyone, 0), role(BOT_ROLE_ID, 'feedbot', w.botRole, 1), ...(w.roles ?? []).map((r, i) => role(r.id, r.name, 0n, i + 2))];
 }
 
 const memberPayload = { user, nick: null, avatar: null, roles: [BOT_ROLE_ID], joined_at: '2026-01-01T00:00:00.000Z', deaf: false, mute: false, flags: 0 };

@@ -66,10 +66,10 @@ describe('key posts: masked, and who', () => {
       title: 'API key replaced',
       description: 'The previous key is no longer used.',
     });
-    expect(es({ kind: 'keySet', actor: { userId: USER }, masked: '••••QX81', replaced: true }).title).toBe('Clave de la API sustituida');
+    expect(es({ kind: 'keySet', actor: { userId: USER }, masked: '••••QX81', replaced: true }).title).toBe('Clave de API sustituida');
     const removed = es({ kind: 'keyRemoved', actor: { userId: USER }, masked: '••••QX81' });
     expect(removed).toMatchObject({
-      title: 'Clave de la API eliminada',
+      title: 'Clave de API eliminada',
       description: 'Los comandos de feeds no funcionan hasta que un admin ejecute `/clave-api establecer`.',
       fields: [{ name: 'Clave', value: '`••••QX81`' }, { name: 'Por', value: `<@${USER}>` }],
     });

@@ -109,7 +109,7 @@ describe('language', () => {
     trail.record(GUILD, keySet('••••AAAA'), 'es-ES');
     trail.record(GUILD, keySet('••••BBBB'));
     await trail.flush();
-    expect(titles()).toEqual(['Clave de la API establecida', 'API key set']);
+    expect(titles()).toEqual(['Clave de API establecida', 'API key set']);
   });
 
   it("a Community server's preferred language wins (gateway cache)", async () => {
@@ -117,7 +117,7 @@ describe('language', () => {
     await setChannel();
     trail.record(GUILD, keySet('••••AAAA'), 'en-US');
     await trail.flush();
-    expect(posted()[0]!.embeds[0]!.title).toBe('Clave de la API establecida');
+    expect(posted()[0]!.embeds[0]!.title).toBe('Clave de API establecida');
   });
 
   it("a server that is not a Community one reads en-US: the actor's language is used instead", async () => {
@@ -125,7 +125,7 @@ describe('language', () => {
     await setChannel();
     trail.record(GUILD, keySet('••••AAAA'), 'es-ES');
     await trail.flush();
-    expect(posted()[0]!.embeds[0]!.title).toBe('Clave de la API establecida');
+    expect(posted()[0]!.embeds[0]!.title).toBe('Clave de API establecida');
   });
 });
 

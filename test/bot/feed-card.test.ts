@@ -64,9 +64,24 @@ describe('the feed card', () => {
       ['Content', 'Posts + Reels'],
       ['Filters', '0'],
       ['Health', 'No problem noticed'],
-      ['Latest post', `Reel · published <t:${Date.parse(latest.publicadoEn) / 1000}:R>\n[Open the post](${latest.postUrl})`],
+      // The latest post is the last one forwarded: its forwarding time, not the time the account published it.
+      ['Latest post', `Reel · forwarded <t:${Date.parse(latest.publicadoDiscord) / 1000}:R>\n[Open the post](${latest.postUrl})`],
     ]);
     expect(buttonsOf(card).map((b) => b.label)).toEqual(['Posts', 'Delete']);
+  });
+
+  botTest('the list and the card give a feed the same latest post: the time it was forwarded, in both languages', async ({ bot: h }) => {
+    for (const [locale, label, word] of [['en-US', 'Latest post', 'forwarded'], ['es-ES', 'Última publicación', 'reenviada']] as const) {
+      const card = await openCard(h, 1, locale);
+      const list = h.discord.callbacks().at(-2)!.body as Body;
+      const line = list.data.embeds[0]!.fields!.find((f) => f.name === '#1 · @nasa')!.value.split('\n').find((l) => l.startsWith(label))!;
+      const onCard = card.data.embeds[0]!.fields!.find((f) => f.name === label)!.value.split('\n')[0]!;
+      // The sample feed's ultimoPost is its latest post's publicadoDiscord; it was published half an hour before.
+      const forwarded = `${word} <t:${Date.parse(latest.publicadoDiscord) / 1000}:R>`;
+      expect(line).toBe(`${label}: ${forwarded}`);
+      expect(onCard).toMatch(new RegExp(`· ${forwarded}$`));
+      expect(onCard).not.toContain(String(Date.parse(latest.publicadoEn) / 1000));
+    }
   });
 
   botTest('in Spanish, with the health marks of a paused feed', async ({ bot: h }) => {

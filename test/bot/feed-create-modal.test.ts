@@ -133,6 +133,32 @@ describe("the form's submit", () => {
     expect(last(h).data.embeds[0]!.description).toBe('Elige el canal de texto o de anuncios al que se reenvían las publicaciones.');
   });
 
+  botTest.for([
+    ['without its account field', () => modalSubmitted('feed:create', [field.channelSelect('canal', [CHANNEL]), field.checkboxGroup('tipos', ['post'])])],
+    ['without its channel field', () => modalSubmitted('feed:create', [field.text('cuenta', 'nasa'), field.checkboxGroup('tipos', ['post'])])],
+    // A string would match kinds by substring: "post+reel" is not a list of kinds.
+    ['with its kinds as a string', () => modalSubmitted('feed:create', [field.text('cuenta', 'nasa'), field.channelSelect('canal', [CHANNEL]), field.checkboxGroup('tipos', 'post+reel' as unknown as string[])])],
+  ] as const)('a form %s is a user error: nothing sent to the API, one warn line without a stack', async ([, payload], { bot: h }) => {
+    await h.run(payload());
+    const b = last(h);
+    expect(b.data.flags).toBe(MessageFlags.Ephemeral);
+    expect(b.data.embeds[0]!.description).toMatch(/^What Discord sent for this arrived incomplete, so nothing was done\./);
+    const lines = h.logs.filter((l) => l.outcome !== undefined);
+    expect(lines).toEqual([expect.objectContaining({ outcome: 'malformed_interaction', level: 40 })]);
+    expect(lines[0]).not.toHaveProperty('err');
+  });
+
+  botTest.for([
+    ['of another server', () => Response.json({ id: '1300000000000000555', type: 0, guild_id: '1100000000000000999' })],
+    ['Discord does not know', () => Response.json({ code: 10003, message: 'Unknown Channel' }, { status: 404 })],
+  ] as const)('refuses a channel %s before any request: Discord is asked whose it is', async ([, answer], { bot: h }) => {
+    h.discord.recorder.respond = (call) => (call.method === 'GET' && call.path === '/channels/1300000000000000555' ? answer() : undefined);
+    await h.run(submit('nasa', ['post'], {}, [{ id: '1300000000000000555', name: 'theirs' }]));
+    const b = last(h);
+    expect(b.data.flags).toBe(MessageFlags.Ephemeral);
+    expect(b.data.embeds[0]!.description).toBe("That channel is not one of this server's. Choose a channel of this server.");
+  });
+
   botTest('checks the permission again: a member who lost it meanwhile is refused', async ({ bot: h }) => {
     await h.run(submit('nasa', ['post'], { userId: MEMBER_ID, permissions: MEMBER_PERMS }));
     const b = last(h);

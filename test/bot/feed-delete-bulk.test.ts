@@ -204,7 +204,7 @@ describe('/feed delete: which feeds', () => {
   botTest.for([
     // None at all (or problemas:false alone) opens the picker: test/bot/feed-delete-select.test.ts.
     [{ id: 1, canal: here }, 'en-US', 'Give at most one of `id`, `channel` or `problems`: one feed, every feed of a channel, or every feed with a warning (none: pick the feeds from a list).'],
-    [{ canal: here, problemas: true }, 'es-ES', 'Indica como mucho uno de `id`, `canal` o `problemas`: un feed, todos los feeds de un canal o todos los feeds con un aviso (ninguno: eliges los feeds de una lista).'],
+    [{ canal: here, problemas: true }, 'es-ES', 'Indica como mucho uno de `id`, `canal` o `problemas`: un feed, todos los feeds de un canal o todos los feeds con algún aviso (ninguno: eliges los feeds de una lista).'],
   ] as const)('%j (%s) is refused before any request', async ([options, locale, message], { bot: h }) => {
     await h.run(chatInput('feed', 'delete', options as Record<string, OptionValue>, { locale }));
     const b = callback(h, 0);

@@ -164,7 +164,7 @@ describe('Import', () => {
       'Otra importación en este servidor sigue en curso, así que no se creó nada. Cuando termine, vuelve a pulsar Importar (hasta que caduque esta vista previa).',
     );
     await failing;
-    expect(lastShown(h).embeds[0]!.description).toContain('La clave de la API');
+    expect(lastShown(h).embeds[0]!.description).toContain('La clave de API');
     // Its hold went with it: the second preview imports now.
     h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, listed(), { headers: rl() });
     createReplies(h, { a: { status: 201, body: created(11, 'a') }, b: { status: 201, body: created(12, 'b') }, c: { status: 201, body: created(13, 'c') } });

@@ -121,7 +121,7 @@ describe('/feed list filters', () => {
     const embed = lastEmbed(h);
     expect(embed.fields!.map((f) => f.name)).toEqual(names);
     expect(embed.description).toBe(summary);
-    expect(embed.footer.text).toBe('4 feeds · plan server · page 1/1');
+    expect(embed.footer.text).toBe('4 feeds · Server plan · page 1/1');
   });
 
   botTest('an empty answer says which filter matched nothing, in English and Spanish', async ({ bot: h }) => {
@@ -161,15 +161,15 @@ describe('/feed list filters', () => {
     const cuenta = `a_${'x'.repeat(26)}`; // 28 characters, in every account
     await list(h, { canal: { channel: { id: HERE, name: 'space' } }, estado: 'en_revision_larga_x', problemas: true, cuenta });
     const first = lastBody(h).data;
-    expect(first.embeds[0]!.footer.text).toBe('25 feeds · plan server · page 1/2');
+    expect(first.embeds[0]!.footer.text).toBe('25 feeds · Server plan · page 1/2');
     expect(first.embeds[0]!.fields).toHaveLength(10);
-    const next = first.components!.at(-1)!.components[2]!.custom_id; // Problems only, Previous, Next
+    const next = first.components!.at(-1)!.components[2]!.custom_id; // Only with a warning, Previous, Next
     expect(next.length).toBeLessThanOrEqual(100);
 
     await h.run(buttonPress(next));
     const second = lastBody(h);
     expect(second.type).toBe(7);
-    expect(second.data.embeds[0]!.footer.text).toBe('25 feeds · plan server · page 2/2');
+    expect(second.data.embeds[0]!.footer.text).toBe('25 feeds · Server plan · page 2/2');
     expect(second.data.embeds[0]!.fields).toHaveLength(10);
     expect(second.data.embeds[0]!.description).toBe(`20 feeds match: account contains \`${cuenta}\` · state \`en_revision_larga_x\` · with a warning`);
   });

@@ -22,18 +22,18 @@ describe('/feed list', () => {
           {
             title: 'Feeds',
             color: 0x5865f2,
-            footer: { text: '2 feeds · plan server · page 1/1' },
+            footer: { text: '2 feeds · Server plan · page 1/1' },
             fields: [
               {
                 name: '#1 · @nasa',
-                value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filters\nLatest post: <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
+                value: `<#${CHANNEL_ID}> · Active\nPosts + Reels · 0 filters\nLatest post: forwarded <t:${Date.parse('2026-11-20T18:30:00.000Z') / 1000}:R>`,
               },
               // The paused feed is marked (health warnings).
               { name: '#2 · @esa', value: '<#1300000000000000002> · Paused\nStories · 2 filters\nLatest post: none yet\n⏸️ Not active' },
             ],
           },
         ],
-        // The panel (test/bot/feed-panel.test.ts): manage, channel, state, Problems only.
+        // The panel (test/bot/feed-panel.test.ts): manage, channel, state, Only with a warning.
         components: expect.any(Array),
       }),
     });
@@ -49,7 +49,14 @@ describe('/feed list', () => {
     const data = (h.discord.callbacks()[0]!.body as { data: { embeds: { fields: { value: string }[]; footer: { text: string } }[] } }).data;
     expect(data.embeds[0]!.fields[0]!.value).toContain('`en_revision`');
     expect(data.embeds[0]!.fields[0]!.value).toContain('Publicaciones + Reels');
-    expect(data.embeds[0]!.footer.text).toBe('1 feed · plan server · página 1/1');
+    expect(data.embeds[0]!.footer.text).toBe('1 feed · plan Servidor · página 1/1');
+  });
+
+  botTest('names a plan it does not know as the API sent it', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/feeds', method: 'GET' }).reply(200, { ...sampleFeeds, plan: 'gold' }, { headers: rl() });
+    await h.run(chatInput('feed', 'list'));
+    const data = (h.discord.callbacks()[0]!.body as { data: { embeds: { footer: { text: string } }[] } }).data;
+    expect(data.embeds[0]!.footer.text).toBe('2 feeds · gold plan · page 1/1');
   });
 
   botTest('filters by channel', async ({ bot: h }) => {
@@ -78,7 +85,7 @@ describe('/feed list', () => {
     expect(size).toBeLessThanOrEqual(6000);
     for (const f of embed.fields) expect(f.value.length).toBeLessThanOrEqual(1024);
     expect(embed.footer.text).toMatch(/page 2\/\d+/);
-    // The panel's last row: Problems only, then Previous/Next.
+    // The panel's last row: Only with a warning, then Previous/Next.
     const buttons = data.components.at(-1)!.components.slice(1);
     expect(buttons.map((b) => b.custom_id)).toEqual([expect.stringMatching(/^feed:list:1:-:/), expect.stringMatching(/^feed:list:3:-:/)]);
     expect(buttons.every((b) => b.custom_id.length <= 100)).toBe(true);

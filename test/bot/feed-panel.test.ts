@@ -6,6 +6,7 @@
  */
 import { describe, expect } from 'vitest';
 import { ChannelType, MessageFlags } from 'discord.js';
+import { validateMessagePayload } from '@feedbot/discord-emulator';
 import { MEMBER_ID, MEMBER_PERMS, buttonPress, channelSelectPress, chatInput, stringSelectPress } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 
@@ -48,7 +49,7 @@ function serve(h: BotHarness, feeds: unknown[] = many): void {
 describe('/feed list panel', () => {
   botTest.override({ harness: { now: () => Date.parse('2026-11-21T18:30:00.000Z') } });
 
-  botTest('at the largest page: manage, channel, state, Problems only + Previous/Next: 4 rows of 5, 10 options of 25', async ({ bot: h }) => {
+  botTest('at the largest page: manage, channel, state, Only with a warning + Previous/Next: 4 rows of 5, 10 options of 25', async ({ bot: h }) => {
     serve(h);
     await h.run(chatInput('feed', 'list', { pagina: 2 }));
     const { data } = last(h);
@@ -63,7 +64,7 @@ describe('/feed list panel', () => {
     expect(channel).toMatchObject({ channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement], min_values: 0, max_values: 1 });
     expect(channel).not.toHaveProperty('default_values');
     expect(state!.options!.map((o) => [o.value, o.default])).toEqual([['*', true], ['activo', false], ['pausado', false]]);
-    expect(rows[3]!.components.map((c) => c.label)).toEqual(['Problems only', 'Previous', 'Next']);
+    expect(rows[3]!.components.map((c) => c.label)).toEqual(['Only with a warning', 'Previous', 'Next']);
     const ids = rows.flatMap((r) => r.components.map((c) => c.custom_id!));
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id.length).toBeLessThanOrEqual(100);
@@ -78,7 +79,7 @@ describe('/feed list panel', () => {
     expect(channel.placeholder).toBe('Filtrar por canal…');
     const state = rows[2]!.components[0]!;
     expect(state.options!.find((o) => o.default)).toMatchObject({ value: 'pausado' });
-    expect(rows.at(-1)!.components[0]).toMatchObject({ label: 'Solo con problemas: sí', style: 1 });
+    expect(rows.at(-1)!.components[0]).toMatchObject({ label: 'Solo con algún aviso: sí', style: 1 });
     expect(rows[0]!.components[0]!.placeholder).toBe('Gestionar un feed…');
   });
 
@@ -100,7 +101,7 @@ describe('/feed list panel', () => {
     expect(body.data.embeds[0]!.description).toMatch(/state Paused/);
     expect(body.data.embeds[0]!.fields!.length).toBeGreaterThan(0);
 
-    // Problems only keeps the other filters (every paused feed is marked "not active").
+    // Only with a warning keeps the other filters (every paused feed is marked "not active").
     await h.run(buttonPress(body.data.components.at(-1)!.components[0]!.custom_id!));
     body = last(h);
     expect(body.type).toBe(7);
@@ -135,6 +136,22 @@ describe('/feed list panel', () => {
     await h.run(stringSelectPress(state.data.components[2]!.components[0]!.custom_id!, ['activo'], { userId: MEMBER_ID, permissions: MEMBER_PERMS, locale: 'es-ES' }));
     expect(last(h)).toMatchObject({ type: 4, data: { flags: MessageFlags.Ephemeral } });
     expect(last(h).data.embeds[0]!.description).toMatch(/Ejecuta `\/feed lista` tú/);
+  });
+
+  botTest('an id the API lists twice is one field, one "Manage a feed…" option and one in the count', async ({ bot: h }) => {
+    const [nasa, esa] = sampleFeeds.feeds;
+    serve(h, [nasa, esa, { ...nasa, cuenta: 'copy_of_nasa' }, esa]);
+    await h.run(chatInput('feed', 'list'));
+    // Discord refuses a select whose options repeat a value: the emulator's validators say what it would.
+    const { errors } = validateMessagePayload(last(h).data, { requireContent: false });
+    expect(errors.issues).toEqual([]);
+    const { data } = last(h);
+    expect(data.embeds[0]!.fields!.map((f) => f.name.match(/^#(\d+)/)![1])).toEqual(['1', '2']);
+    expect(data.embeds[0]!.footer!.text).toMatch(/^2 feeds · /);
+    const manage = data.components[0]!.components[0]!;
+    expect(manage.custom_id).toMatch(/^feed:manage/);
+    expect(manage.options!.map((o) => o.value)).toEqual(['1', '2']);
+    expect(manage.options![0]!.label).toMatch(/@nasa$/);
   });
 
   botTest('a server without feeds gets no panel', async ({ bot: h }) => {

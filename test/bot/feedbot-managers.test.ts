@@ -79,7 +79,7 @@ describe('/feedbot managers', () => {
     expect(body(h, 0).data.embeds[0]).toMatchObject({
       title: 'Gestores de feeds',
       description: expect.stringMatching(/^Todavía no hay ningún rol de gestor de feeds: solo los miembros con \*\*Gestionar servidor\*\*.*`\/feedbot gestores agregar`\.$/) as unknown,
-      fields: [{ name: 'Qué permiten', value: expect.stringContaining('No la clave de la API (`/clave-api`)') as unknown }],
+      fields: [{ name: 'Qué permiten', value: expect.stringContaining('No la clave de API (`/clave-api`)') as unknown }],
     });
     await h.run(managers('add', apiRole(MANAGER_ROLE), { locale: 'es-419' }));
     expect(body(h, 1).data.embeds[0]!.description).toBe(`Los miembros con <@&${MANAGER_ROLE}> ya pueden crear y eliminar feeds.`);

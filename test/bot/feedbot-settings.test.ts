@@ -19,6 +19,7 @@ const world: World = {
   guildId: GUILD_ID,
   everyone: P.ViewChannel | P.SendMessages | P.EmbedLinks,
   botRole: 0n,
+  roles: [ROLE],
   channels: [
     { id: AUDIT_CHANNEL_ID, name: 'audit', overwrites: [{ id: BOT_ROLE_ID, type: OverwriteType.Role, allow: P.SendMessages }] },
     { id: NO_EMBEDS_ID, name: 'no-embeds', overwrites: [{ id: GUILD_ID, type: OverwriteType.Role, deny: P.SendMessages | P.EmbedLinks }] },
@@ -133,6 +134,34 @@ describe('changes apply on selection and redraw the panel in place', () => {
     await h.run(roleSelectPress(rolesId, [], {}, MessageFlags.Ephemeral));
     expect(last(h).data.embeds[0]!.description).toMatch(/^No feed-manager role any more\./);
     expect((await h.settings.get(GUILD_ID)).managerRoleIds).toEqual([]);
+  });
+
+  botTest('forged choices change nothing: a role of another server, role ids without their resolved roles, a channel of another server', async ({ bot: h }) => {
+    const b = await openPanel(h);
+    const [auditId, rolesId] = ids(b.data);
+    await h.run(roleSelectPress(rolesId!, [ROLE], {}, MessageFlags.Ephemeral));
+    expect((await h.settings.get(GUILD_ID)).managerRoleIds).toEqual([ROLE.id]);
+
+    await h.run(roleSelectPress(rolesId!, [{ id: '1500000000000000666', name: 'Elsewhere' }], {}, MessageFlags.Ephemeral));
+    expect(last(h).data.embeds[0]!.description).toBe("That role is not one of this server's. Choose a role of this server.");
+    // Values with no resolved data: discord.js would read "no role chosen" and clear the list.
+    const bare = roleSelectPress(rolesId!, [ROLE], {}, MessageFlags.Ephemeral);
+    delete (bare.data as { resolved?: unknown }).resolved;
+    await h.run(bare);
+    expect(last(h).data.embeds[0]!.description).toMatch(/^What Discord sent for this arrived incomplete, so nothing was done\./);
+    // A resolved role nobody picked.
+    const extra = roleSelectPress(rolesId!, [ROLE, { id: '1500000000000000667', name: 'Stowaway' }], {}, MessageFlags.Ephemeral);
+    (extra.data as { values: string[] }).values = [ROLE.id];
+    await h.run(extra);
+    expect(last(h).data.embeds[0]!.description).toMatch(/^What Discord sent for this arrived incomplete/);
+    expect((await h.settings.get(GUILD_ID)).managerRoleIds).toEqual([ROLE.id]);
+
+    const world = h.discord.recorder.respond!;
+    h.discord.recorder.respond = (call) =>
+      call.method === 'GET' && call.path === '/channels/1300000000000000555' ? Response.json({ id: '1300000000000000555', type: 0, guild_id: '1100000000000000999' }) : world(call);
+    await h.run(channelSelectPress(auditId!, [{ id: '1300000000000000555', name: 'theirs' }], {}, MessageFlags.Ephemeral));
+    expect(last(h).data.embeds[0]!.description).toBe("That channel is not one of this server's. Choose a channel of this server.");
+    expect((await h.settings.get(GUILD_ID)).auditChannelId).toBeUndefined();
   });
 
   botTest('the threshold', async ({ bot: h }) => {

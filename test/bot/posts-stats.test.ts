@@ -21,7 +21,7 @@ function post(i: number, caption = `Caption ${i}`) {
 }
 
 describe('/feed posts', () => {
-  botTest('one embed per post with link, image and both timestamps; limite and tipo reach the API', async ({ bot: h }) => {
+  botTest('one embed per post with link, image and both times, each labelled; limite and tipo reach the API', async ({ bot: h }) => {
     h.api.intercept({ path: '/v1/feeds/3/posts?limite=2&tipo=post', method: 'GET' }).reply(200, { posts: [post(1), post(2)] }, { headers: rl() });
     await h.run(chatInput('feed', 'posts', { id: 3, limite: 2, tipo: 'post' }));
     const b = body(h);
@@ -36,15 +36,31 @@ describe('/feed posts', () => {
       url: p.postUrl,
       image: { url: p.mediaUrl },
       fields: [
-        { name: 'Published', value: `<t:${Date.parse(p.publicadoEn) / 1000}:f>`, inline: true },
         {
           name: 'Forwarded to Discord',
           value: `<t:${Date.parse(p.publicadoDiscord) / 1000}:f> (<t:${Date.parse(p.publicadoDiscord) / 1000}:R>)`,
           inline: true,
         },
+        { name: 'Published by the account', value: `<t:${Date.parse(p.publicadoEn) / 1000}:f>`, inline: true },
       ],
-      timestamp: p.publicadoEn,
+      // The embed's own date is the one the posts are ordered by: when they were forwarded.
+      timestamp: p.publicadoDiscord,
     });
+  });
+
+  botTest('newest forwarded first, the order the shown dates follow, whatever order the API sent', async ({ bot: h }) => {
+    // A post published early but forwarded last (the service caught up on it) and two others,
+    // sent in the order they were published: the list follows the forwarding times.
+    const at = (hhmm: string) => `2026-11-21T${hhmm}:00.000Z`;
+    const late = { ...post(1), id: 'late', publicadoEn: at('08:00'), publicadoDiscord: at('10:30') };
+    const mid = { ...post(2), id: 'mid', publicadoEn: at('09:50'), publicadoDiscord: at('10:00') };
+    const early = { ...post(4), id: 'early', publicadoEn: at('09:00'), publicadoDiscord: at('09:01') };
+    h.api.intercept({ path: '/v1/feeds/3/posts?limite=10', method: 'GET' }).reply(200, { posts: [mid, early, late] }, { headers: rl() });
+    await h.run(chatInput('feed', 'posts', { id: 3 }, { locale: 'es-ES' }));
+    const embeds = body(h).data.embeds;
+    expect(embeds.map((e) => e.title.split(' · ')[1])).toEqual(['late', 'mid', 'early']);
+    expect(embeds.map((e) => e.timestamp)).toEqual([late, mid, early].map((p) => p.publicadoDiscord));
+    expect(embeds[0]!.fields.map((f) => f.name)).toEqual(['Reenviado a Discord', 'Publicado por la cuenta']);
   });
 
   botTest('defaults limite to 10', async ({ bot: h }) => {
@@ -111,7 +127,7 @@ describe('/stats', () => {
       color: 0x5865f2,
       fields: [
         { name: 'Server', value: '`1100000000000000001`', inline: true },
-        { name: 'Plan', value: 'server', inline: true },
+        { name: 'Plan', value: 'Server', inline: true },
         { name: 'Active feeds', value: '3', inline: true },
         { name: 'Paused feeds', value: '1', inline: true },
         { name: 'Posts today', value: '12', inline: true },
@@ -120,6 +136,12 @@ describe('/stats', () => {
         { name: 'Latest activity', value: `<t:${ts}:f> (<t:${ts}:R>)`, inline: false },
       ],
     });
+  });
+
+  botTest('names the plan in the reader\'s language; a plan it does not know is shown as the API sent it', async ({ bot: h }) => {
+    h.api.intercept({ path: '/v1/stats', method: 'GET' }).reply(200, { ...stats, plan: 'gold' }, { headers: rl() });
+    await h.run(chatInput('stats', undefined, {}, { locale: 'es-ES' }));
+    expect(body(h).data.embeds[0]!.fields[1]).toEqual({ name: 'Plan', value: 'gold', inline: true });
   });
 
   botTest('names the server when its name is known, not its raw id', async ({ bot: h }) => {
@@ -134,6 +156,7 @@ describe('/stats', () => {
     await h.run(chatInput('stats', undefined, {}, { locale: 'es-ES' }));
     const fields = body(h).data.embeds[0]!.fields;
     expect(fields.map((f) => f.name)).toContain('Publicaciones esta semana');
+    expect(fields.find((f) => f.name === 'Plan')!.value).toBe('Servidor');
     expect(fields.at(-1)).toEqual({ name: 'Última actividad', value: 'ninguna', inline: false });
   });
 

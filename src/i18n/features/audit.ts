@@ -74,7 +74,7 @@ export const es: Record<keyof typeof en, string> = {
 
   'audit.title': 'Canal de auditoría',
   'audit.set.done':
-    'A partir de ahora, los feeds creados o eliminados, los cambios de la clave de la API y una clave que deja de funcionar se publican en <#{channel}>.',
+    'A partir de ahora, los feeds creados o eliminados, los cambios de la clave de API y una clave que deja de funcionar se publican en <#{channel}>.',
   'audit.set.missing':
     'No puedo publicar en <#{channel}>: me faltan estos permisos ahí: {missing}. Da al bot esos permisos en ese canal (o en su categoría) y vuelve a ejecutar el comando.',
   'audit.set.checkFailed': 'Discord no me dijo los permisos del bot en <#{channel}>, así que no se cambió nada. Vuelve a intentarlo en un momento.',
@@ -105,12 +105,12 @@ export const es: Record<keyof typeof en, string> = {
   'audit.feed.label': '`#{id}` @{cuenta}',
   'audit.feedCreated.title': 'Feed #{id} creado',
   'audit.feedDeleted.title': 'Feed #{id} eliminado',
-  'audit.keySet.title': 'Clave de la API establecida',
-  'audit.keyReplaced.title': 'Clave de la API sustituida',
+  'audit.keySet.title': 'Clave de API establecida',
+  'audit.keyReplaced.title': 'Clave de API sustituida',
   'audit.keyReplaced.description': 'La clave anterior ya no se usa.',
-  'audit.keyRemoved.title': 'Clave de la API eliminada',
+  'audit.keyRemoved.title': 'Clave de API eliminada',
   'audit.keyRemoved.description': 'Los comandos de feeds no funcionan hasta que un admin ejecute `/clave-api establecer`.',
-  'audit.keyStopped.title': 'La clave de la API dejó de funcionar',
+  'audit.keyStopped.title': 'La clave de API dejó de funcionar',
   'audit.keyStopped.description':
     'La API de feeds rechazó la clave {masked} (401): seguramente se regeneró o se revocó en el panel. Los comandos de feeds fallan hasta que un admin ejecute `/clave-api establecer` con la clave nueva.',
   'audit.channelDeleted.title': 'Se eliminó el canal {channel}',

@@ -1,7 +1,7 @@
 /** Catalogue strings of forgetting a server (`/feedbot forget`), English and Spanish (same keys; the type checks it). */
 export const en = {
   'cmd.feedbot.forget.name': 'forget',
-  'cmd.feedbot.forget.description': "Delete this server's API key and feedbot settings now",
+  'cmd.feedbot.forget.description': "Delete this server's API key and all its feedbot settings (asks for confirmation first)",
 
   'forget.title': "Delete this server's feedbot data?",
   'forget.confirm':
@@ -20,19 +20,19 @@ export const en = {
 
 export const es: Record<keyof typeof en, string> = {
   'cmd.feedbot.forget.name': 'olvidar',
-  'cmd.feedbot.forget.description': 'Borra ya la clave API y la configuración de feedbot de este servidor',
+  'cmd.feedbot.forget.description': 'Borra la clave de API y toda la configuración de feedbot de este servidor (pide confirmación)',
 
   'forget.title': '¿Borrar los datos de feedbot de este servidor?',
   'forget.confirm':
-    'Esto borra, ahora y para siempre, la clave API de este servidor, su configuración de feedbot (canal de auditoría, roles de gestión de feeds, umbral de salud) y cualquier confirmación abierta. Los feeds del servicio no se tocan. Los comandos de feeds dejan de funcionar hasta que un administrador vuelva a usar `/clave-api establecer`.\nEsta pregunta caduca {expires}.',
+    'Esto borra, ahora y para siempre, la clave de API de este servidor, su configuración de feedbot (canal de auditoría, roles de gestor de feeds, umbral de salud) y cualquier confirmación abierta. Los feeds del servicio no se tocan. Los comandos de feeds dejan de funcionar hasta que un administrador vuelva a usar `/clave-api establecer`.\nEsta pregunta caduca {expires}.',
   'forget.button.delete': 'Borrar todo',
   'forget.button.cancel': 'Cancelar',
   'forget.done.title': 'Datos del servidor borrados',
-  'forget.done': 'La clave API y la configuración de feedbot de este servidor están borradas. Se publicó una última línea en el canal de auditoría, si había uno.',
+  'forget.done': 'La clave de API y la configuración de feedbot de este servidor están borradas. Se publicó una última línea en el canal de auditoría, si había uno.',
   'forget.cancelled': 'No se ha borrado nada.',
   'forget.expired': 'Esta confirmación ha caducado y no se ha borrado nada. Vuelve a usar `/feedbot olvidar`.',
 
   'forget.audit.title': 'Se borraron los datos de feedbot de este servidor',
   'forget.audit.description':
-    'Se borraron la clave API y toda la configuración de feedbot de este servidor, incluido este canal de auditoría. Es la última publicación aquí hasta que un administrador vuelva a configurarlos.',
+    'Se borraron la clave de API y toda la configuración de feedbot de este servidor, incluido este canal de auditoría. Es la última publicación aquí hasta que un administrador vuelva a configurarlos.',
 };

@@ -54,7 +54,7 @@ export const es: Record<keyof typeof en, string> = {
   'managers.roles': 'Los miembros con uno de estos roles pueden crear y eliminar feeds:',
   'managers.allows.name': 'Qué permiten',
   'managers.allows.value':
-    'Crear y eliminar feeds (`/feed crear`, `/feed eliminar`). No la clave de la API (`/clave-api`) ni la configuración de feedbot, como el canal de auditoría (`/feedbot`): eso sigue requiriendo **Gestionar servidor**.',
+    'Crear y eliminar feeds (`/feed crear`, `/feed eliminar`). No la clave de API (`/clave-api`) ni la configuración de feedbot, como el canal de auditoría (`/feedbot`): eso sigue requiriendo **Gestionar servidor**.',
   'managers.footer': '{count} de {max} roles',
   'managers.added.title': 'Rol de gestor de feeds agregado',
   'managers.added': 'Los miembros con {role} ya pueden crear y eliminar feeds.',

@@ -73,7 +73,7 @@ export const en = {
 
 export const es: Record<keyof typeof en, string> = {
   'sweep.footer': 'Detectado por la revisión periódica',
-  'sweep.scopeMissing.title': 'A la clave de la API le falta un permiso',
+  'sweep.scopeMissing.title': 'A la clave de API le falta un permiso',
   'sweep.scopeMissing.description':
     'La API de feeds le niega a la clave {masked} el permiso {scope}: feedbot no puede revisar los feeds. Da ese permiso a la clave en el panel, o configura una clave que lo tenga con `/clave-api establecer`.',
   'sweep.feedInactive.title': 'El feed #{id} ya no está activo',

@@ -166,7 +166,7 @@ export const es: Record<keyof typeof en, string> = {
   'opt.problemas.delete.description': 'Elimina todos los feeds con algún aviso (canal eliminado, sin publicaciones recientes, no activo)',
   'delete.allowedBy': 'Permitido por tu rol {role}.',
   'bulkDelete.oneTarget':
-    'Indica como mucho uno de `{id}`, `{canal}` o `{problemas}`: un feed, todos los feeds de un canal o todos los feeds con un aviso (ninguno: eliges los feeds de una lista).',
+    'Indica como mucho uno de `{id}`, `{canal}` o `{problemas}`: un feed, todos los feeds de un canal o todos los feeds con algún aviso (ninguno: eliges los feeds de una lista).',
   'bulkDelete.none.channel': 'Ningún feed reenvía a <#{channel}>: no hay nada que eliminar.',
   'bulkDelete.none.problems': 'Ningún feed tiene avisos: no hay nada que eliminar.',
   'bulkDelete.confirm.title': '¿Eliminar {count, plural, one {# feed} other {# feeds}}?',
