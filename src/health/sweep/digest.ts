@@ -3,7 +3,8 @@
  * and deleted counts (weekly-counts.ts), posted to the audit channel once a week at the server's
  * day and hour. Exactly once: a lease per (guild, ISO week) keeps the replicas apart, and the
  * record's `lastWeek`, written by compare-and-swap before the post, decides it. A digest missed by
- * a restart is posted up to DIGEST_LATE_MS late; later it is skipped (week's news gone stale). Like
+ * a restart is posted up to DIGEST_LATE_MS late; later it is skipped (week's news gone stale). A
+ * week before the last one posted (a clock set back) is never posted. Like
  * a sweep, it waits while the key has fewer than MIN_REMAINING requests left in its window.
  */
 import type { DigestSummary } from '../../audit/events.js';
@@ -12,7 +13,7 @@ import { DEFAULT_STALE_AFTER_DAYS } from '../../settings/schema.js';
 import { feedSummary } from '../deleted-channels.js';
 import { HEALTH_CHANNELS_WAIT_MS, feedWarnings, warningLabel } from '../feed-health.js';
 import { belowRequestFloor, type SweepDeps } from './sweep.js';
-import { dueDigest, isoWeek } from './weeks.js';
+import { dueDigest, isoWeek, postedAlready } from './weeks.js';
 import { tracer } from '../../tracing/tracer.js';
 
 /** Feeds with a warning listed by name; the rest are counted. */
@@ -61,7 +62,7 @@ export async function postDueDigest(deps: DigestDeps, guildId: string, lang: (gu
   const plan = record.digest;
   if (!plan) return false;
   const due = dueDigest(plan.day, plan.hour, now);
-  if (!due || plan.lastWeek === due.week) return false;
+  if (!due || postedAlready(plan.lastWeek, due.week)) return false;
   // A span only for a digest that is due: the checks above run every tick for every plan.
   return tracer().inSpan('weekly_digest', { root: true, attributes: { 'discord.guild.id': guildId, 'feedbot.digest.week': due.week } }, async (span) => {
     const posted = await postDigest(deps, guildId, lang, now, due);
@@ -93,7 +94,7 @@ async function postDigest(
   const digest = await buildDigest(deps, guildId, lang(guildId, settings.auditLocale));
   if (!digest) return false;
   const first = await deps.store.update(guildId, (current) => {
-    if (!current.digest || current.digest.lastWeek === due.week) return { next: current, result: false };
+    if (!current.digest || postedAlready(current.digest.lastWeek, due.week)) return { next: current, result: false };
     return { next: { ...current, digest: { ...current.digest, lastWeek: due.week } }, result: true };
   });
   if (!first) return false;

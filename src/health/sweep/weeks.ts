@@ -18,6 +18,14 @@ export function isoWeek(ms: number): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
+/**
+ * Whether `week`'s digest is behind the last one posted: that week itself, or an earlier one
+ * (a clock set back, a host whose clock lags its peer's). ISO week ids (`2026-W48`) sort as text.
+ */
+export function postedAlready(lastWeek: string | undefined, week: string): boolean {
+  return lastWeek !== undefined && week <= lastWeek;
+}
+
 /** The digest time of the week holding `ms` (day 0 = Monday, hour in UTC). */
 export function scheduledIn(ms: number, day: number, hour: number): number {
   return weekStart(ms) + day * DAY_MS + hour * HOUR_MS;

@@ -116,6 +116,20 @@ describe('posting', () => {
     }
   });
 
+  it('a clock set back a week posts no digest for the earlier week, without a request; the next week posts', async () => {
+    answerBoth();
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(true);
+    const requests = reports.length;
+    clock -= 7 * 24 * HOUR;
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(false);
+    expect(reports).toHaveLength(requests);
+    clock += 14 * 24 * HOUR;
+    answerBoth();
+    expect(await postDueDigest(deps, GUILD_ID)).toBe(true);
+    await bot.audit.flush();
+    expect(auditPosts(bot.discord.recorder).flatMap((c) => (c.body as AuditPostBody).embeds).filter((e) => e.title === 'Weekly digest')).toHaveLength(2);
+  });
+
   it('a digest missed by more than 6 hours is skipped, without a request', async () => {
     clock = MONDAY_9 + 7 * HOUR;
     expect(await postDueDigest(deps, GUILD_ID)).toBe(false);
