@@ -1,7 +1,8 @@
 /**
  * The storm's users: in each server an admin, a feed manager (crew) and a member act at random
- * through the emulator as Discord clients would — commands, the list's panel, the feed card,
- * confirmations, settings, the key's modal, exports, bursts, forgetting — and every interaction
+ * through the emulator as Discord clients would — commands, the list's panel, the feed card, the
+ * create form, "Feed of this post", confirmations, settings, the digest, the key's modal, exports,
+ * imports, bulk deletes, bursts, forgetting — and every interaction
  * they send, with what it ended as, goes to the ledger. An actor never throws: whatever the
  * system does, the storm goes on and the ledger judges.
  */
@@ -9,7 +10,9 @@ import type { APIMessage } from 'discord-api-types/v10';
 import { SCOPES } from '@feedbot/feed-api-contract';
 import { NoGatewaySessionError, isSettled, type DiscordEmulator, type InteractionHandle, type InteractionInput, type InteractionSnapshot } from '@feedbot/discord-emulator';
 import type { RunningSandbox } from '@feedbot/sandbox';
+import { translator } from '../../src/i18n/index.js';
 import { actor, messagesOf, type StoryGuild } from '../kit/story-guilds.js';
+import { exportFile } from '../e2e/transfer-kit.js';
 import type { CreateClaim, DeleteClaim, Delivery, WriteOutcome } from './ledger.js';
 
 type Who = 'admin' | 'crew' | 'member';
@@ -29,15 +32,57 @@ export interface Ledger {
   paused: Set<string>;
   /** Interactions no session could take (its shard was identifying): Discord would not deliver them either. */
   undelivered: number;
+  /** Per guild, forgets confirmed or maybe done: each may rightly let one more weekly digest through. */
+  forgetPresses: Map<string, number>;
+  /** Guilds whose weekly digest was set to be due at once. */
+  digestsDue: Set<string>;
 }
 
 export function newLedger(): Ledger {
-  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set(), undelivered: 0 };
+  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set(), undelivered: 0, forgetPresses: new Map(), digestsDue: new Set() };
 }
 
-export const ACTIONS = ['list', 'stats', 'posts', 'create', 'delete', 'panel', 'card', 'apikey', 'export', 'burst', 'pause', 'settings', 'forget'] as const;
+export const ACTIONS = [
+  'list',
+  'stats',
+  'posts',
+  'create',
+  'createForm',
+  'delete',
+  'bulkDelete',
+  'panel',
+  'card',
+  'ofPost',
+  'apikey',
+  'export',
+  'import',
+  'burst',
+  'pause',
+  'settings',
+  'digest',
+  'forget',
+] as const;
 export type Action = (typeof ACTIONS)[number];
-const WEIGHTS: Record<Action, number> = { list: 14, stats: 12, posts: 8, create: 14, delete: 9, panel: 7, card: 6, apikey: 4, export: 3, burst: 2, pause: 3, settings: 3, forget: 1 };
+const WEIGHTS: Record<Action, number> = {
+  list: 14,
+  stats: 12,
+  posts: 8,
+  create: 10,
+  createForm: 5,
+  delete: 9,
+  bulkDelete: 2,
+  panel: 7,
+  card: 6,
+  ofPost: 3,
+  apikey: 4,
+  export: 3,
+  import: 2,
+  burst: 2,
+  pause: 3,
+  settings: 3,
+  digest: 2,
+  forget: 1,
+};
 
 export function pickAction(random: () => number): Action {
   const total = ACTIONS.reduce((n, a) => n + WEIGHTS[a], 0);
@@ -50,6 +95,8 @@ export function pickAction(random: () => number): Action {
 }
 
 const title = (m: APIMessage | undefined) => m?.embeds[0]?.title ?? '';
+/** The message command's name as registered (its English name; clients show it localized). */
+const FEED_OF_POST = translator('en')('cmd.feedOfPost.name');
 
 export class GuildActors {
   /** Feeds this guild's creates reported done and no delete reported done yet. */
@@ -96,8 +143,27 @@ export class GuildActors {
       }
       case 'create':
         return this.create();
+      case 'createForm':
+        return this.createThroughForm();
       case 'delete':
         return this.delete();
+      case 'bulkDelete':
+        return this.bulkDelete();
+      case 'import':
+        return this.import();
+      case 'ofPost': {
+        // A member right-clicks a chat line: no post link in it, so the private explanation.
+        const said = this.emulator.postMessage({ channelId: g.channels.media, author: { id: actor(g, 'member').userId!, username: 'storm_member' }, content: 'nice one!' });
+        return void (await this.track(action, () => this.emulator.runMessageCommand({ commandName: FEED_OF_POST, messageId: said.id, ...actor(g, 'member') })));
+      }
+      case 'digest': {
+        if (this.ledger.digestsDue.has(g.id)) return void (await this.command(action, 'admin', 'feedbot', `digest ${this.random() < 0.5 ? 'status' : 'preview'}`));
+        // Set for this UTC day and hour: due at once, so the sweeps post it during the storm.
+        const now = new Date();
+        const set = await this.command(action, 'admin', 'feedbot', 'digest set', { dia: (now.getUTCDay() + 6) % 7, hora: now.getUTCHours() });
+        if (set.final) this.ledger.digestsDue.add(g.id);
+        return;
+      }
       case 'panel': {
         const panel = await this.command(action, 'member', 'feed', 'list');
         if (panel.final) await this.press(action, 'member', panel.final, g.t('panel.problems.off'));
@@ -130,6 +196,7 @@ export class GuildActors {
         const asked = await this.command(action, 'admin', 'feedbot', 'forget');
         if (!asked.final || title(asked.final) !== g.t('forget.title')) return;
         const done = await this.press(action, 'admin', asked.final, g.t('forget.button.delete'));
+        if (done) this.ledger.forgetPresses.set(g.id, (this.ledger.forgetPresses.get(g.id) ?? 0) + 1);
         if (title(done?.final) === g.t('forget.done.title')) this.ledger.forgets++;
         // The admin sets things up again, as after any forget.
         await this.setUp();
@@ -152,10 +219,7 @@ export class GuildActors {
     const g = this.g;
     const account = `s${this.seed}.${g.lang}${g.id.slice(-3)}.${++this.creates}`;
     const d = await this.command('create', this.random() < 0.5 ? 'admin' : 'crew', 'feed', 'create', { cuenta: account, canal: g.channels.media, tipos: 'post' });
-    const outcome = this.outcomeOf(d, g.t('create.title'), g.t('create.unconfirmed', { cuenta: account }));
-    const id = outcome === 'done' ? Number(/#(\d+)/.exec(d.final?.embeds[0]?.fields?.[0]?.value ?? '')?.[1]) : undefined;
-    if (id !== undefined && Number.isInteger(id)) this.live.set(id, account);
-    this.ledger.creates.push({ guildId: g.id, account, outcome, ...(id !== undefined ? { id } : {}), interactionId: d.snapshot.id, at: d.sentAt });
+    this.recordCreate(d, account);
   }
 
   private async delete(): Promise<void> {
@@ -170,6 +234,60 @@ export class GuildActors {
     if (outcome === 'done') this.live.delete(id);
     const told = done.final ? (done.final.embeds[0]?.description ?? done.final.content).slice(0, 160) : undefined;
     this.ledger.deletes.push({ guildId: g.id, id, outcome, ...(told ? { told } : {}), interactionId: done.snapshot.id, at: done.sentAt });
+  }
+
+  /** /feed create with the account only: the form, submitted with a channel and a kind. */
+  private async createThroughForm(): Promise<void> {
+    const g = this.g;
+    const account = `s${this.seed}.${g.lang}${g.id.slice(-3)}.${++this.creates}`;
+    const who = this.random() < 0.5 ? 'admin' : 'crew';
+    const opened = await this.command('createForm', who, 'feed', 'create', { cuenta: account });
+    if (opened.snapshot.ack?.type !== 9) return;
+    const values = { cuenta: account, canal: [g.channels.media], tipos: ['post'] };
+    const d = await this.track('createForm', () => this.emulator.submitModal({ interactionId: opened.snapshot.id, values, ...actor(g, who) }));
+    this.recordCreate(d, account);
+  }
+
+  /** /feed delete problemas:true: the feeds with a warning (paused ones among them), confirmed. */
+  private async bulkDelete(): Promise<void> {
+    const g = this.g;
+    const asked = await this.command('bulkDelete', 'admin', 'feed', 'delete', { problemas: true });
+    const question = asked.final;
+    const count = Number(/(\d+)/.exec(title(question))?.[1]);
+    if (!question || !Number.isInteger(count) || title(question) !== g.t('bulkDelete.confirm.title', { count })) return;
+    // The ids the question names, not its channel mentions (a long list ends in "…and N more": those are not judged).
+    const ids = [...new Set([...(question.embeds[0]?.description ?? '').matchAll(/(?<!<)#(\d+)/g)].map((m) => Number(m[1])))];
+    const done = await this.press('bulkDelete', 'admin', question, g.t('bulkDelete.button.confirm', { count }));
+    if (!done) return;
+    const said = title(done.final);
+    const outcome: WriteOutcome = said === g.t('bulkDelete.report.title') ? 'done' : said === g.t('bulkDelete.report.title.incomplete') || !done.final ? 'check' : 'refused';
+    for (const id of ids) {
+      if (outcome === 'done') this.live.delete(id);
+      this.ledger.deletes.push({ guildId: g.id, id, outcome, ...(said ? { told: said } : {}), interactionId: done.snapshot.id, at: done.sentAt });
+    }
+  }
+
+  /**
+   * /feed import of a file of new accounts, confirmed. Each account is judged only for being
+   * created at most once: the report counts rows, not ids, so no row is "reported done as #id".
+   */
+  private async import(): Promise<void> {
+    const g = this.g;
+    const accounts = [1, 2].map(() => `s${this.seed}.${g.lang}${g.id.slice(-3)}.${++this.creates}`);
+    const file = this.emulator.uploadAttachment({ filename: 'feeds.json', data: exportFile(g, accounts.map((cuenta) => ({ cuenta, canal: g.channels.media }))), contentType: 'application/json' });
+    const preview = await this.command('import', 'admin', 'feed', 'import', { archivo: file.id });
+    if (!preview.final) return;
+    const done = await this.press('import', 'admin', preview.final, g.t('import.button.confirm', { count: accounts.length }));
+    if (!done) return;
+    for (const account of accounts) this.ledger.creates.push({ guildId: g.id, account, outcome: 'check', interactionId: done.snapshot.id, at: done.sentAt });
+  }
+
+  private recordCreate(d: Delivery, account: string): void {
+    const g = this.g;
+    const outcome = this.outcomeOf(d, g.t('create.title'), g.t('create.unconfirmed', { cuenta: account }));
+    const id = outcome === 'done' ? Number(/#(\d+)/.exec(d.final?.embeds[0]?.fields?.[0]?.value ?? '')?.[1]) : undefined;
+    if (id !== undefined && Number.isInteger(id)) this.live.set(id, account);
+    this.ledger.creates.push({ guildId: g.id, account, outcome, ...(id !== undefined ? { id } : {}), interactionId: d.snapshot.id, at: d.sentAt });
   }
 
   /** What the user was told: done (the success title), check (told it may have happened and to look), refused, or nothing. */

@@ -79,7 +79,7 @@ async function main(): Promise<number> {
 function summary(r: StormReport): string {
   const faults = Object.entries(r.faults).map(([k, n]) => `${k} ${n}`).join(', ');
   return [
-    `storm seed ${r.plan.seed} · ${r.plan.shape} · ${r.plan.store} · ${r.plan.minutes} min: ${r.durationS} s, ${r.interactions} interactions, ${r.undelivered} undelivered (${r.creates} creates, ${r.deletes} deletes, ${r.forgets} forgets)`,
+    `storm seed ${r.plan.seed} · ${r.plan.shape} · ${r.plan.store} · ${r.plan.minutes} min: ${r.durationS} s, ${r.interactions} interactions, ${r.undelivered} undelivered (${r.creates} creates, ${r.deletes} deletes, ${r.forgets} forgets, digests ${r.digests.posted} posted of ${r.digests.set} set due)`,
     `  faults: ${faults || 'none'}${r.plan.storeDownAtStartS ? ` (store down ${r.plan.storeDownAtStartS} s at start)` : ''}`,
     `  injected: feed API ${JSON.stringify(r.injected.feedApi)}, Discord ${JSON.stringify(r.injected.discord)}`,
     `  recovery: ${r.recoveryS === null ? 'not within the bound' : `${r.recoveryS} s`}; processes: ${r.processes.map((p) => `${p.name} ×${p.starts} ${p.firstRssMB}→${p.lastRssMB} MB, ${p.firstHandles}→${p.lastHandles} handles`).join('; ')}`,

@@ -58,6 +58,8 @@ export interface StormReport {
   creates: number;
   deletes: number;
   forgets: number;
+  /** Weekly digests posted, in the guilds whose digest was set due during the storm. */
+  digests: { set: number; posted: number };
   recoveryS: number | null;
   processes: ProcessFigures[];
   violations: StormViolation[];
@@ -357,6 +359,14 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
       guilds.map((g) => [g.id, s.emulator.messages({ channelId: g.channels.audit }).flatMap((m) => m.embeds.map((e) => e.title ?? '')).filter((t) => /#\d+/.test(t) && !isRepeatable(g, t))]),
     );
     for (const v of checkAuditOnce(changeTitles)) violate(v.invariant, v.detail);
+    // A week's digest once per guild; a forget deletes the record of the week posted, so each may let one more through.
+    let digestsPosted = 0;
+    for (const g of guilds) {
+      const digests = s.emulator.messages({ channelId: g.channels.audit }).filter((m) => m.embeds.some((e) => e.title === g.t('digest.title'))).length;
+      digestsPosted += digests;
+      const allowed = 1 + (ledger.forgetPresses.get(g.id) ?? 0);
+      if (digests > allowed) violate('audit posts once', `guild ${g.id}: ${digests} weekly digests with ${allowed - 1} forgets`);
+    }
     const own429 = s.sandbox.faults.ownRateLimited();
     if (Object.keys(own429).length > 0) violate('no self-made 429', `the feed API refused for its limit: ${JSON.stringify(own429)}`);
     // A second answer refused (40060) during a claim outage is the same documented trade-off.
@@ -386,6 +396,7 @@ export async function runStorm(opts: StormOptions): Promise<StormReport> {
       creates: ledger.creates.length,
       deletes: ledger.deletes.length,
       forgets: ledger.forgets,
+      digests: { set: ledger.digestsDue.size, posted: digestsPosted },
       recoveryS,
       processes: slots.map((slot) => ({
         name: slot.name,
