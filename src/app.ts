@@ -68,7 +68,7 @@ export interface BotApp {
   stop(): Promise<void>;
 }
 
-export interface StartBotOptions {
+interface StartBotOptions {
   logger: Logger;
   /** undici dispatcher for the feed API (tests pass a MockAgent). */
   dispatcher?: Dispatcher;

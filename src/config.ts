@@ -80,13 +80,22 @@ const caFile = z
     return { path, pem };
   });
 
-const base64Secret = z
-  .string({ error: 'KEY_ENCRYPTION_SECRET is required (run `npm run secret` to make one)' })
-  .trim()
-  .refine((s) => /^[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s, 'base64').length === 32, {
-    error: 'KEY_ENCRYPTION_SECRET must be 32 random bytes in base64 (run `npm run secret` to make one)',
-  })
-  .transform((s) => Buffer.from(s, 'base64'));
+/**
+ * A key-encryption secret: 32 random bytes in standard base64, as `npm run secret` prints them.
+ * `name` is the variable the messages name; `missing` what to say when it is not set. The one
+ * parser of a secret, so that `npm run keys:rotate` accepts exactly what the bot starts with.
+ */
+export function base64SecretField(name = 'KEY_ENCRYPTION_SECRET', missing = `${name} is required (run \`npm run secret\` to make one)`) {
+  return z
+    .string({ error: missing })
+    .trim()
+    .refine((s) => /^[A-Za-z0-9+/]+={0,2}$/.test(s) && Buffer.from(s, 'base64').length === 32, {
+      error: `${name} must be 32 random bytes in base64 (run \`npm run secret\` to make one)`,
+    })
+    .transform((s) => Buffer.from(s, 'base64'));
+}
+
+const base64Secret = base64SecretField();
 
 /** A TCP port; digits only, so `8080abc` or `1e3` is refused rather than half-read. */
 const port = (name: string, example: string) =>
@@ -282,7 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return parseEnv(ConfigSchema, env);
 }
 
-export interface SecretsFromEnv {
+interface SecretsFromEnv {
   secret: Buffer;
   previousSecrets: Buffer[];
 }

@@ -1,7 +1,7 @@
 /**
- * The "Before and after" table of docs/BENCHMARKS.md: issue 23's figures from a run of an older
+ * The "Before and after" table of docs/BENCHMARKS.md: the tracked figures from a run of an older
  * checkout (the before, often a partial `--only` run of an older bench) beside this run's, with
- * the change and the issue's goal. Figures are found by scenario key (id as a fallback) and by a
+ * the change and the goal. Figures are found by scenario key (id as a fallback) and by a
  * pattern on the metric's name, because names carry sizes ("1→10000") that differ between runs
  * and older benches named some rows differently; a figure one side lacks shows as "—".
  */
@@ -11,7 +11,7 @@ import { SCENARIOS } from '../scenarios/list.js';
 
 type Figure = 'value' | 'ratio';
 
-/** A goal on the after figure alone (issue 23's floors). */
+/** A goal on the after figure alone (a floor or a ceiling). */
 interface Limit {
   at: 'most' | 'least';
   limit: number;
@@ -28,7 +28,7 @@ interface Tracked {
 
 const KEY_STORE_GOAL: Limit = { at: 'least', limit: 0.85, text: '≥ 0.85×' };
 
-/** Issue 23's figures, in scenario order; scenario 1's rows are added per metric (see rowsOf). */
+/** The tracked figures, in scenario order; scenario 1's rows are added per metric (see rowsOf). */
 const TRACKED: Tracked[] = [
   {
     scenario: { id: 5, key: 'memory' },
@@ -187,7 +187,7 @@ export function renderBeforeAfter(before: BenchResults, after: BenchResults, opt
     '|---|---|--:|--:|--:|---|:-:|',
     ...rows.map((r) => `| ${r.scenario} | ${r.label} | ${shown(r, r.before)} | ${shown(r, r.after)} | ${change(r)} | ${r.goal} | ${mark(r.met)} |`),
     '',
-    '- Goals of issue 23; scenario 1 may not get slower: each of its ratios within 10 % of the before, in the direction that is worse. "÷" rows are feedbot\'s figure over its baseline\'s in the same run.',
+    '- Goals of the tracked figures; scenario 1 may not get slower: each of its ratios within 10 % of the before, in the direction that is worse. "÷" rows are feedbot\'s figure over its baseline\'s in the same run.',
     '- "—": the run lacks that figure (a partial run, a backend whose server was not installed, a row an older bench did not have).',
   ];
   const [mb, ma] = [before.machine, after.machine];

@@ -1,5 +1,5 @@
 /**
- * A/B of the key store against the raw adapter (issue 23): the KeyStore of another checkout
+ * A/B of the key store against the raw adapter: the KeyStore of another checkout
  * (`--before <dir>`, e.g. an extracted `git archive HEAD~1`) and this checkout's, each against
  * the raw Keyv adapter, in one process, operations one at a time among the sides, in every order in turn so machine
  * load and what one side leaves in flight land on all of them. Three rounds; prints each round's ratios of median operation times and their median.

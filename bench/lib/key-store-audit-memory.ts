@@ -1,5 +1,5 @@
 /**
- * Issue 23, HTTP-mode memory that followed the number of stored keys: RSS of a fresh process that
+ * HTTP-mode memory against the number of stored keys, which it should not follow: RSS of a fresh process that
  * opens a KeyStore (whose start-up audit reads the records) on a SQLite file holding `--records`
  * sealed keys. Seeds the file in one transaction, then runs `--runs` child processes, each
  * printing its RSS before and after KeyStore.open (after a GC each time). With `--before <dir>`

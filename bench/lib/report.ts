@@ -12,7 +12,7 @@ export interface Metric {
   baseline?: number | null;
   /** value ÷ baseline. */
   ratio?: number | null;
-  /** The target, in words, e.g. "≤ 1.5× baseline". */
+  /** The target, in words, e.g. "≤ 1.5× baseline". */
   target?: string;
   /** Whether the target was met; null when the figure could not be taken. */
   met?: boolean | null;

@@ -1,5 +1,5 @@
 /**
- * Scenario 11 — health sweeps at 100,000 servers (issue 22). The real SweepScheduler
+ * Scenario 11 — health sweeps at 100,000 servers. The real SweepScheduler
  * (src/health/sweep/scheduler.ts) with 100,000 keyed servers that all have an audit channel, over
  * three whole intervals of HEALTH_SWEEP_SECONDS (6 hours by default) on a fake clock: each tick is
  * called as its timer would call it, the sweep function only records when it was called (no HTTP),

@@ -123,7 +123,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
         value: kb(rssPerGuild),
         baseline: kb(baseRssPerGuild),
         ratio: ratio(rssPerGuild, baseRssPerGuild),
-        // Issue 23's goal: 200 MB across the shard processes at 100,000 servers.
+        // Goal: 200 MB across the shard processes at 100,000 servers.
         target: '≤ 2 KB',
         met: rssPerGuild <= 2048,
       },

@@ -164,7 +164,7 @@ export async function run(ctx: ScenarioContext): Promise<ScenarioResult> {
     baseline: 'the same bot from TypeScript through tsx’s CLI, as `npm start` ran it before, with and without npm in front (same emulator, same guild, same machine)',
     params: { runs, settleMs, guilds: 1, compiledFrom: where, measured: 'spawn → "ready" log line; VmRSS from /proc after the settle time, no forced GC' },
     metrics: [
-      // Issue 23's goal: what a configuration does not use is loaded only when it is used.
+      // Goal: what a configuration does not use is loaded only when it is used.
       row('READY after spawn, median: compiled vs tsx CLI', 'ms', ready('compiled'), ready('tsxCli'), ms, 0.5),
       row('READY after spawn, median: npm start now vs before', 'ms', ready('npmNow'), ready('npmBefore'), ms),
       row('READY after spawn, median: tsx loader vs tsx CLI', 'ms', ready('tsxLoader'), ready('tsxCli'), ms),

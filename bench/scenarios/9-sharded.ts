@@ -1,5 +1,5 @@
 /**
- * Scenario 9 — sharded start-up (issue 11). 100,000 guilds on one Discord emulator with Discord's
+ * Scenario 9 — sharded start-up. 100,000 guilds on one Discord emulator with Discord's
  * identify limits (max_concurrency 16, one IDENTIFY per bucket per 5 s, 2,500 guilds per shard at
  * most), run as SHARD_COUNT=48 by four processes at once: the real bot (`src/index.ts` with
  * SHARD_COUNT/SHARD_IDS, as `npm start` runs it from source, one SQLite key store each) against

@@ -8,7 +8,7 @@ import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { button, channelSelect, stringSelect, type SlashDeclaration } from '../../src/bot/command.js';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, type Part } from '../../src/bot/custom-id.js';
-import { ExpiredComponentError, InvalidOptionError, UserError } from '../../src/bot/errors.js';
+import { ExpiredComponentError, InvalidOptionError } from '../../src/bot/errors.js';
 import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
 import { healthView } from '../../src/health/feed-health.js';
 import { parseAccountFilter, parseStateFilter } from './list-filter.js';
@@ -139,9 +139,7 @@ async function channelNameOf(ctx: HandlerContext, guildId: string, channelId: st
  * The panel edits the public message everyone sees: only whoever ran /feed list may filter or
  * page it; anyone else is told, privately, to run it themselves.
  */
-function requireOwner(userId: string, state: { userId: string }): void {
-  if (state.userId !== userId) throw new UserError('panel.notYours');
-}
+const ownerOnly = 'panel.notYours';
 
 /** Previous/Next and the "Only with a warning" toggle: the state they show is in their custom_id. */
 export const pageButton = button({
@@ -149,8 +147,8 @@ export const pageButton = button({
   guildOnly: true,
   answer: 'update',
   ephemeral: true,
+  invokerOnly: ownerOnly,
   async run(interaction, ctx, state) {
-    requireOwner(interaction.user.id, state);
     await ctx.respond.send(await listPage(ctx, state, false, await channelNameOf(ctx, interaction.guildId!, state.channelId)));
   },
 });
@@ -161,8 +159,8 @@ export const channelFilterSelect = channelSelect({
   guildOnly: true,
   answer: 'update',
   ephemeral: true,
+  invokerOnly: ownerOnly,
   async run(interaction, ctx, filters) {
-    requireOwner(interaction.user.id, filters);
     const channel = interaction.channels.first();
     const name = channel && 'name' in channel && typeof channel.name === 'string' ? channel.name : undefined;
     await ctx.respond.send(await listPage(ctx, { ...filters, page: 1, channelId: channel?.id }, false, name));
@@ -175,8 +173,8 @@ export const stateFilterSelect = stringSelect({
   guildOnly: true,
   answer: 'update',
   ephemeral: true,
+  invokerOnly: ownerOnly,
   async run(interaction, ctx, filters) {
-    requireOwner(interaction.user.id, filters);
     const picked = interaction.values[0];
     const estado = picked === undefined || picked === ALL_STATES ? undefined : stateToken.read(picked)?.value;
     if (picked !== undefined && picked !== ALL_STATES && estado === undefined) throw new ExpiredComponentError();

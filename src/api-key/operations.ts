@@ -19,7 +19,7 @@ const CHANNEL_LOOKUP_MS = 2_000;
 export const KEY_INPUT_ID = 'key';
 
 /** What was stored: the masked key, its scopes as probed, and whether it is tied to this server. */
-export interface SavedKey {
+interface SavedKey {
   masked: string;
   scopes: ScopeCheck;
   ownership: KeyOwnership;

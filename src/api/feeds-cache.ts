@@ -22,7 +22,7 @@ export interface PendingFill {
 }
 
 /** Who looked the cache up: autocomplete (never sends on a hit) or a list command. */
-export type CacheUse = 'autocomplete' | 'list';
+type CacheUse = 'autocomplete' | 'list';
 
 export interface CacheLookup {
   use: CacheUse;
@@ -87,7 +87,7 @@ interface MemoryFill extends PendingFill {
   cancelled: boolean;
 }
 
-export interface FeedsCacheOptions {
+interface FeedsCacheOptions {
   ttlMs: number;
   maxEntries?: number;
   now: () => number;

@@ -70,7 +70,7 @@ interface KeyState {
   waiters: Array<() => void>;
 }
 
-export interface RateGateOptions {
+interface RateGateOptions {
   now: () => number;
   maxKeys?: number;
 }

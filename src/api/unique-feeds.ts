@@ -8,7 +8,7 @@
  */
 import type { FeedListResponse } from '@feedbot/feed-api-contract';
 
-export interface UniqueFeeds {
+interface UniqueFeeds {
   /** The list with the first feed of each id, in the API's order; `total` less the dropped ones. */
   list: FeedListResponse;
   /** Each id that was listed more than once (once, in order of first appearance). */

@@ -12,11 +12,11 @@ import { z } from 'zod';
 
 const ChannelsSchema = z.array(z.looseObject({ id: z.string(), name: z.string().nullish(), type: z.number().int().nullish() }));
 
-export type ChannelNames = ReadonlyMap<string, string>;
+type ChannelNames = ReadonlyMap<string, string>;
 /** id → type of every channel the guild has; undefined when Discord's answer did not say (then no type can be assumed). */
 export type ChannelTypes = ReadonlyMap<string, ChannelType | undefined>;
 
-export interface ChannelDirectoryOptions {
+interface ChannelDirectoryOptions {
   /** How long fetched names are used before being fetched again. Default 5 minutes. */
   ttlMs?: number;
   /**

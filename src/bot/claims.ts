@@ -24,10 +24,10 @@ export const CLAIM_TTL_MS = 15 * 60_000;
  * it time to acknowledge; a SQLite file that ten processes write to can take hundreds of ms on a
  * loaded machine (its busy handler sleeps between tries), which a shorter bound turned into doubles.
  */
-export const CLAIM_TIMEOUT_MS = 1_000;
+const CLAIM_TIMEOUT_MS = 1_000;
 
 /** `won`: this process answers; `lost`: another one does; `unavailable`: the store did not answer, this process answers. */
-export type ClaimOutcome = 'won' | 'lost' | 'unavailable';
+type ClaimOutcome = 'won' | 'lost' | 'unavailable';
 
 export interface ClaimRecord {
   interactionId: string;

@@ -17,6 +17,7 @@ import {
   RoleSelectMenuInteraction,
   type StringSelectMenuInteraction,
 } from 'discord.js';
+import type { MessageKey } from '../i18n/index.js';
 import type { HandlerContext } from './context.js';
 import type { CustomIdCodec } from './custom-id.js';
 import { MalformedInteractionError, UserError, type GuardedAction } from './errors.js';
@@ -58,8 +59,11 @@ interface ComponentDeclaration<I, S> extends Preconditions {
   /** `update` replaces the message the component is on; `reply` sends a new message; `modal` opens one. */
   answer: AnswerMode;
   ephemeral: boolean;
-  /** Only the user whose id the custom_id carries (as `userId`) may use it. */
-  invokerOnly?: S extends { userId: string } ? boolean : never;
+  /**
+   * Only the user whose id the custom_id carries (as `userId`) may use it. Anyone else is refused
+   * with `button.notYours`, or with the catalogue key given here when the refusal says more.
+   */
+  invokerOnly?: S extends { userId: string } ? true | MessageKey : never;
   run(interaction: I, ctx: HandlerContext, state: S): Promise<void>;
 }
 
@@ -87,7 +91,9 @@ function component<I extends Component, S>(declaration: ComponentDeclaration<I, 
       const state = id.decode(interaction.customId);
       if (state === undefined) return undefined;
       return async (ctx) => {
-        if (invokerOnly && (state as { userId?: string }).userId !== interaction.user.id) throw new UserError('button.notYours');
+        if (invokerOnly && (state as { userId?: string }).userId !== interaction.user.id) {
+          throw new UserError(invokerOnly === true ? 'button.notYours' : invokerOnly);
+        }
         if (!resolvedEveryValue(interaction)) throw new MalformedInteractionError();
         await run(interaction, ctx, state);
       };

@@ -17,7 +17,7 @@ export function loadDeployConfig() {
   return parsed.data;
 }
 
-export type DeployConfig = z.infer<typeof DeployConfig>;
+type DeployConfig = z.infer<typeof DeployConfig>;
 
 export async function deployCommands(config: DeployConfig, commands: readonly Pick<AppCommand, 'data'>[]) {
   const rest = new REST(config.DISCORD_API_URL ? { api: config.DISCORD_API_URL } : {}).setToken(config.DISCORD_TOKEN);

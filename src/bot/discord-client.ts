@@ -17,7 +17,7 @@ import { identifyThrottlerBuilder, type SharedIdentifyLease } from './identify-t
 import { apiShapedJson } from './json-transformer.js';
 import { tracer } from '../tracing/tracer.js';
 
-export interface DiscordClientOptions {
+interface DiscordClientOptions {
   /** REST base (e.g. a local emulator's `http://127.0.0.1:PORT/api`); Discord's by default. */
   apiUrl?: string | undefined;
   /** Extra REST options, e.g. `makeRequest` to capture calls in tests. */
@@ -28,7 +28,7 @@ export interface DiscordClientOptions {
   identifyLease?: SharedIdentifyLease;
 }
 
-export interface ShardingOptions {
+interface ShardingOptions {
   count?: number | undefined;
   ids?: readonly number[] | undefined;
 }
@@ -45,7 +45,7 @@ type CacheLimits = CacheWithLimitsOptions & Partial<Record<Unlisted, number>>;
  * bot reads them and discord.js does not support limiting them: guilds, channels (names, types),
  * roles and permission overwrites (the audit channel's permission check).
  */
-export const CACHE_LIMITS: CacheLimits = {
+const CACHE_LIMITS: CacheLimits = {
   ApplicationCommandManager: 0,
   ApplicationEmojiManager: 0,
   AutoModerationRuleManager: 0,
@@ -84,7 +84,7 @@ export const CACHE_LIMITS: CacheLimits = {
  * size 0 with nothing kept over the limit ignores every `set`, so one shared instance behaves
  * exactly like many, and those managers all get it.
  */
-export function makeCache(limits: CacheLimits = CACHE_LIMITS): CacheFactory {
+function makeCache(limits: CacheLimits = CACHE_LIMITS): CacheFactory {
   const limited = Options.cacheWithLimits(limits);
   const alwaysEmpty = new LimitedCollection<unknown, unknown>({ maxSize: 0 });
   const settings = limits as Record<string, unknown>;
@@ -156,7 +156,7 @@ function discordCall(method: string, template: string, body: unknown): string {
  * `makeRequest` with a client span per call when tracing is on (the function itself otherwise):
  * the callback, deferral and edit of an interaction are children of its span, across the deferral.
  */
-export function tracedRequest(makeRequest: RESTOptions['makeRequest']): RESTOptions['makeRequest'] {
+function tracedRequest(makeRequest: RESTOptions['makeRequest']): RESTOptions['makeRequest'] {
   if (!tracer().enabled) return makeRequest;
   return (url, init) => {
     const method = init.method ?? 'GET';

@@ -15,7 +15,7 @@ import { Events, type Client } from 'discord.js';
  */
 const NEVER_HELD: ReadonlySet<string | symbol> = new Set([Events.Raw, Events.Debug]);
 
-export interface HeldEvents {
+interface HeldEvents {
   /** Emits what was held, in order, and lets later events through as they come. Idempotent. */
   release(): void;
 }

@@ -29,7 +29,7 @@ export interface PendingStore {
 }
 
 /** Whether a confirmation key (`kind:guild:asked`) belongs to `guildId`. */
-export function keyOfGuild(key: string, guildId: string): boolean {
+function keyOfGuild(key: string, guildId: string): boolean {
   return key.split(':')[1] === guildId;
 }
 

@@ -33,7 +33,7 @@ export interface InteractionRouter {
   onClaim(listener: (record: ClaimRecord) => void): () => void;
 }
 
-export interface RouterOptions {
+interface RouterOptions {
   /**
    * Gateway: claim each interaction before any effect (claims.ts); one lost is left to the
    * process that won it. Absent (HTTP mode, tests of one process): every interaction is handled.

@@ -10,11 +10,11 @@ import { openBackend } from '../keys/backends.js';
 import { storageError } from '../keys/errors.js';
 import type { Logger } from '../logger.js';
 
-export const DEPARTURES_NAMESPACE = 'feedbot-departures';
+const DEPARTURES_NAMESPACE = 'feedbot-departures';
 
 const DepartureSchema = z.object({ v: z.literal(1), leftAt: z.number().int().nonnegative() });
 
-export interface Departure {
+interface Departure {
   guildId: string;
   /** Epoch ms the removal was noticed. */
   leftAt: number;

@@ -33,7 +33,7 @@ interface PerGuildStore {
  * record gone, or (a guild's first sweep) the key gone, and deletes what it wrote instead of
  * bringing the guild back, in whichever process it runs (keepRecord in src/health/sweep/sweep.ts).
  */
-export const PER_GUILD_STORES: readonly PerGuildStore[] = [
+const PER_GUILD_STORES: readonly PerGuildStore[] = [
   { name: 'key', forget: (s, id) => s.keys.delete(id) },
   { name: 'settings', forget: (s, id) => s.settings.delete(id) },
   { name: 'confirmations', forget: async (s, id) => s.pending.forgetGuild?.(id) },

@@ -16,7 +16,7 @@ import type { GuildDataRetention } from './retention.js';
 import { tracer } from '../tracing/tracer.js';
 
 /** Discord's largest page of `GET /users/@me/guilds`. */
-export const GUILDS_PAGE = 200;
+const GUILDS_PAGE = 200;
 
 /** Every guild the bot is in, page after page. */
 export async function botGuildIds(rest: Pick<REST, 'get'>): Promise<Set<string>> {
@@ -33,7 +33,7 @@ export async function botGuildIds(rest: Pick<REST, 'get'>): Promise<Set<string>>
 }
 
 /** The guilds with a stored key or settings record (namespaces opened for the listing, then closed). */
-export async function storedGuildIds(databaseUrl: string, logger: Logger, namespaces: readonly string[] = [DEFAULT_NAMESPACE, SETTINGS_NAMESPACE]): Promise<Set<string>> {
+async function storedGuildIds(databaseUrl: string, logger: Logger, namespaces: readonly string[] = [DEFAULT_NAMESPACE, SETTINGS_NAMESPACE]): Promise<Set<string>> {
   const ids = new Set<string>();
   for (const namespace of namespaces) {
     const db = await openBackend({ databaseUrl, namespace, logger });
@@ -46,7 +46,7 @@ export async function storedGuildIds(databaseUrl: string, logger: Logger, namesp
   return ids;
 }
 
-export interface ReconcilerOptions {
+interface ReconcilerOptions {
   rest: Pick<REST, 'get'>;
   databaseUrl: string;
   retention: Pick<GuildDataRetention, 'left' | 'back'>;
@@ -55,7 +55,7 @@ export interface ReconcilerOptions {
   now?: () => number;
 }
 
-export interface Reconciliation {
+interface Reconciliation {
   /** Stored guilds the bot is no longer in (marked as left). */
   left: number;
   /** Guilds the bot is in (their marks, if any, cleared). */

@@ -17,7 +17,7 @@ import type { DepartureStore } from './departures.js';
 import { forgetGuild, type GuildDataServices } from './forget.js';
 import { tracer } from '../tracing/tracer.js';
 
-export type ForgetReason = 'removed' | 'command';
+type ForgetReason = 'removed' | 'command';
 export type Presence = 'present' | 'absent' | 'notMine' | 'unknown';
 
 export interface GuildForgotten {
@@ -25,7 +25,7 @@ export interface GuildForgotten {
   reason: ForgetReason;
 }
 
-export interface GuildDataRetentionOptions {
+interface GuildDataRetentionOptions {
   services: GuildDataServices & { departures: DepartureStore };
   /** GUILD_DATA_RETENTION_HOURS: 0 deletes at once. */
   retentionHours: number;

@@ -7,7 +7,7 @@ import { Events, type Client, type Guild } from 'discord.js';
 import type { Logger } from '../logger.js';
 import type { GuildDataRetention } from './retention.js';
 
-export interface MembershipWatch {
+interface MembershipWatch {
   stop(): void;
 }
 

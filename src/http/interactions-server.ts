@@ -77,7 +77,7 @@ export interface InteractionsServerOptions {
   drainMs?: number;
 }
 
-export interface CloseOptions {
+interface CloseOptions {
   /**
    * Answer as usual for this long before the listener closes (default 0): a load balancer that
    * watches /readyz (503 from the start of the shutdown) stops sending here meanwhile.

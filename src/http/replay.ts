@@ -6,7 +6,7 @@
  */
 
 /** How far the signed timestamp may be from this machine's clock, in seconds. */
-export const MAX_CLOCK_SKEW_S = 300;
+const MAX_CLOCK_SKEW_S = 300;
 /** An id is remembered while a request carrying it could still pass the timestamp check. */
 export const SEEN_TTL_MS = 2 * MAX_CLOCK_SKEW_S * 1000;
 

@@ -14,7 +14,7 @@ import { publicKeyFromHex } from './signature.js';
 
 const ApplicationSchema = z.looseObject({ id: z.string(), verify_key: z.string().optional() });
 
-export interface HttpTransportOptions {
+interface HttpTransportOptions {
   client: Client;
   token: string;
   publicKeyHex: string;

@@ -14,7 +14,7 @@ import { sameStore } from './store-identity.js';
 import { parseStoreUrl, redactPassword } from './store-url.js';
 import { addressOf, whyUnreachable } from './unreachable.js';
 
-export interface MigrateKeysOptions {
+interface MigrateKeysOptions {
   from: string;
   to: string;
   /** How the operator gave each URL, for messages (default `--from` / `--to`; e.g. `SOURCE_URL`). */
@@ -26,14 +26,14 @@ export interface MigrateKeysOptions {
   onProgress?: (done: number, total: number) => void | Promise<void>;
 }
 
-export interface MigrateKeysResult {
+interface MigrateKeysResult {
   total: number;
   copied: number;
   /** Already identical on the destination. */
   unchanged: number;
 }
 
-export interface VerifyKeysResult {
+interface VerifyKeysResult {
   total: number;
   matching: number;
   /** In the source only. */

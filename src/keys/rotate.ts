@@ -16,7 +16,7 @@ import { assertSecret } from './secret.js';
 import type { KeyBackend, RawEntry } from './backend.js';
 import { openBackend } from './backends.js';
 
-export interface RotateKeysOptions {
+interface RotateKeysOptions {
   databaseUrl: string;
   oldSecret: Buffer;
   newSecret: Buffer;
@@ -24,7 +24,7 @@ export interface RotateKeysOptions {
   logger?: Logger;
 }
 
-export interface RotateKeysResult {
+interface RotateKeysResult {
   rotated: number;
   alreadyCurrent: number;
   /** Guild ids whose record could not be rotated (unreadable under both secrets, tampered, malformed). */

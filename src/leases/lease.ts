@@ -44,7 +44,7 @@ export class MemoryLease implements SlotLease {
   }
 }
 
-export interface LeaseConfig {
+interface LeaseConfig {
   databaseUrl: string;
   redisUrl?: string | undefined;
 }

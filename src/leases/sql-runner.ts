@@ -25,7 +25,7 @@ export interface SqlRunner {
 }
 
 /** The coordination file beside the key store's SQLite file (`:memory:` stays in memory). */
-export function coordinationLocation(location: SqliteLocation): SqliteLocation {
+function coordinationLocation(location: SqliteLocation): SqliteLocation {
   if (location.file === ':memory:') return location;
   const file = `${location.file}-coordination`;
   return { file, uri: `sqlite://${file}` };

@@ -48,7 +48,7 @@ export function instrument(bot: ObservedBot, metrics: BotMetrics): () => void {
   };
 }
 
-export interface OpsOptions {
+interface OpsOptions {
   host: string;
   port: number;
   logger: Logger;
@@ -64,7 +64,7 @@ export interface Ops {
 }
 
 /** What a running bot reports: its metrics and, on demand, its readiness. */
-export interface Observation {
+interface Observation {
   readonly metrics: BotMetrics;
   readiness(): Promise<Readiness>;
   /** From now on readiness says "shutting down". */

@@ -24,7 +24,7 @@ import { LowestInWindow } from './lowest-in-window.js';
 import type { SweepReport } from '../health/sweep/events.js';
 type SweepReportListener = Listener<SweepReport>;
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Node's process metrics (CPU, memory, event loop, GC). Default true. */
   defaultMetrics?: boolean;
   now?: () => number;

@@ -7,7 +7,7 @@
 import type { Logger } from '../logger.js';
 import type { PendingStore } from '../bot/pending.js';
 
-export interface OpenedPending {
+interface OpenedPending {
   store: PendingStore;
   close(): Promise<void>;
 }

@@ -26,20 +26,18 @@
  * Output never contains a key or a secret.
  */
 import { z } from 'zod';
+import { base64SecretField } from '../config.js';
 import { dropEmptyVariables } from '../env-file.js';
 import { createLogger } from '../logger.js';
 import { KeyStoreError } from '../keys/errors.js';
 import { rotateKeys } from '../keys/rotate.js';
 import { passwordOf, redactPassword } from '../keys/store-url.js';
-import { SecretFormatError, parseSecret } from '../keys/secret.js';
 
+// Both secrets are read as the bot reads KEY_ENCRYPTION_SECRET (config.ts): the new one is what
+// the bot is started with next, so a secret the bot would refuse is refused here too.
 const EnvSchema = z.object({
-  KEY_ENCRYPTION_SECRET: z.string({ error: 'KEY_ENCRYPTION_SECRET is not set (the current, old secret)' }).min(1, {
-    error: 'KEY_ENCRYPTION_SECRET is empty',
-  }),
-  NEW_KEY_ENCRYPTION_SECRET: z
-    .string({ error: 'NEW_KEY_ENCRYPTION_SECRET is not set (make one with `npm run secret`)' })
-    .min(1, { error: 'NEW_KEY_ENCRYPTION_SECRET is empty' }),
+  KEY_ENCRYPTION_SECRET: base64SecretField('KEY_ENCRYPTION_SECRET', 'KEY_ENCRYPTION_SECRET is not set (the current, old secret)'),
+  NEW_KEY_ENCRYPTION_SECRET: base64SecretField('NEW_KEY_ENCRYPTION_SECRET', 'NEW_KEY_ENCRYPTION_SECRET is not set (make one with `npm run secret`)'),
   DATABASE_URL: z.string().min(1).default('sqlite://./data/feedbot.sqlite'),
   KEY_STORE_NAMESPACE: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('warn'),
@@ -56,15 +54,7 @@ async function main(): Promise<void> {
   const env = EnvSchema.safeParse(process.env);
   if (!env.success) fail(env.error.issues.map((issue) => issue.message).join('; '));
   const config = env.data;
-
-  let oldSecret: Buffer;
-  let newSecret: Buffer;
-  try {
-    oldSecret = parseSecret(config.KEY_ENCRYPTION_SECRET, 'KEY_ENCRYPTION_SECRET');
-    newSecret = parseSecret(config.NEW_KEY_ENCRYPTION_SECRET, 'NEW_KEY_ENCRYPTION_SECRET');
-  } catch (error) {
-    fail(error instanceof SecretFormatError ? error.message : 'invalid secret');
-  }
+  const { KEY_ENCRYPTION_SECRET: oldSecret, NEW_KEY_ENCRYPTION_SECRET: newSecret } = config;
   if (oldSecret.equals(newSecret)) {
     fail('NEW_KEY_ENCRYPTION_SECRET is the same as KEY_ENCRYPTION_SECRET; generate a new one with `npm run secret`');
   }

@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { redactTokens } from '../redact.js';
 import type { SpanAttributes, SpanKind, TraceIds, TraceSpan, Tracer } from './tracer.js';
 
-export interface OpenTelemetryOptions {
+interface OpenTelemetryOptions {
   protocol: 'http/protobuf' | 'http/json';
   /** Where batches are POSTed (the configuration's traces endpoint, /v1/traces included). */
   url: string;

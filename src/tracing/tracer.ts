@@ -16,7 +16,7 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 /** `server`: Discord asked (an interaction); `client`: we ask (feed API, Discord REST); `internal`: ours (jobs). */
 export type SpanKind = 'internal' | 'server' | 'client';
 
-export interface SpanOptions {
+interface SpanOptions {
   kind?: SpanKind;
   attributes?: SpanAttributes;
   /** Start a new trace, whatever span is current (a timer's job, an event from the gateway). */

@@ -1,5 +1,5 @@
 /**
- * What issue 13's end-to-end stories (audit.test.ts, transfer.test.ts) share: one Stack (real bot
+ * What the end-to-end stories (audit.test.ts, transfer.test.ts) share: one Stack (real bot
  * process, Discord emulator, HTTPS sandbox) whose guilds each story owns alone, so the English and
  * the Spanish run never see each other's feeds, keys, budget or audit channel; the users who act
  * in them; and the checks every story ends with (no secret reached Discord or a log line).
@@ -31,7 +31,7 @@ export class StoryStack {
   ) {}
 
   static async start(transport: Transport, guilds: readonly StoryGuild[], opts: Pick<StackOptions, 'rateLimit' | 'botEnv'> = {}): Promise<StoryStack> {
-    const dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-issue13-'));
+    const dir = mkdtempSync(join(tmpdir(), 'feedbot-e2e-stories-'));
     const stack = await Stack.start({ dataDir: dir, logger: silentLogger(), extraGuilds: guilds.map((g) => g.guild), transport, ...opts });
     const story = new StoryStack(stack, dir);
     try {

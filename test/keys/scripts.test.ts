@@ -88,7 +88,12 @@ describe('npm run keys:rotate', () => {
       [cleanEnv({ KEY_ENCRYPTION_SECRET: oldText, DATABASE_URL: databaseUrl }), /NEW_KEY_ENCRYPTION_SECRET is not set/],
       [
         cleanEnv({ KEY_ENCRYPTION_SECRET: oldText, NEW_KEY_ENCRYPTION_SECRET: badNew, DATABASE_URL: databaseUrl }),
-        /NEW_KEY_ENCRYPTION_SECRET must decode to exactly 32 bytes/,
+        /NEW_KEY_ENCRYPTION_SECRET must be 32 random bytes in base64/,
+      ],
+      // Refused as the bot refuses it at start-up (config.ts), since the new secret is what it is started with next.
+      [
+        cleanEnv({ KEY_ENCRYPTION_SECRET: oldText, NEW_KEY_ENCRYPTION_SECRET: Buffer.alloc(32, 0xfb).toString('base64url'), DATABASE_URL: databaseUrl }),
+        /NEW_KEY_ENCRYPTION_SECRET must be 32 random bytes in base64/,
       ],
       [
         cleanEnv({ KEY_ENCRYPTION_SECRET: oldText, NEW_KEY_ENCRYPTION_SECRET: oldText, DATABASE_URL: databaseUrl }),

@@ -6,7 +6,7 @@
  * Any bytes get a status, never a crash: Node's parser accepts request targets such as
  * `//x:99999/` or `http://[` that `new URL()` throws on, so a target that does not parse is a 400
  * at once (a request and a handshake alike), and a handler that throws is a 500 for that request.
- * Before, the first was an unhandled rejection (no answer at all) and, from the 'upgrade'
+ * Unchecked, the first would be an unhandled rejection (no answer at all) and, from the 'upgrade'
  * listener, an uncaught exception.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

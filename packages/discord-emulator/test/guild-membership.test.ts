@@ -1,5 +1,5 @@
 /**
- * The bot removed from a guild and added back (issue 22's stand-in): discord.js gets guildDelete
+ * The bot removed from a guild and added back (the health stories' stand-in): discord.js gets guildDelete
  * (not guildUnavailable) and then guildCreate, the bot's REST calls about the guild answer 10004
  * meanwhile, and `GET /users/@me/guilds` pages the guilds the bot is in with `after` / `limit`.
  */

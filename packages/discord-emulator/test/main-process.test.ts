@@ -1,13 +1,12 @@
 /**
- * Issue 20: `npm run emulator` (src/main.ts) as its own process.
+ * `npm run emulator` (src/main.ts) as its own process.
  *
  * - An empty variable means unset: `.env` lines such as `EMULATOR_PORT=` (as an .env.example
- *   ships them) took the port 0 (a random one), an empty `EMULATOR_HOST=` was refused as an
- *   invalid host and an empty `EMULATOR_GUILDS=` gave no guild at all.
- * - A signal stops it in bounded time. A refused WebSocket handshake was answered with
- *   socket.end(): the socket stayed open until the client closed its side, and server.close()
- *   waited for it, so one such client kept the emulator running after SIGTERM for as long as it
- *   liked.
+ *   ships them) must not take port 0 (a random one), be refused as an invalid host
+ *   (`EMULATOR_HOST=`) or give no guild at all (`EMULATOR_GUILDS=`).
+ * - A signal stops it in bounded time. A refused WebSocket handshake must destroy its socket once answered, not
+ *   just end() it: server.close() waits for every socket, so one client that never closes its
+ *   side would keep the emulator running after SIGTERM for as long as it liked.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

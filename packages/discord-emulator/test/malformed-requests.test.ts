@@ -1,7 +1,7 @@
 /**
- * Issue 20: the emulator answers a request target it cannot parse with 400 at once and keeps
+ * The emulator answers a request target it cannot parse with 400 at once and keeps
  * serving. Node's HTTP parser accepts targets such as `//x:99999/` or `http://[` and hands them on;
- * `new URL()` throws on them. Before, that was an unhandled rejection in the request handler (no
+ * `new URL()` throws on them. Unhandled, that would be a rejection in the request handler (no
  * answer at all) and, for a WebSocket handshake, an uncaught exception thrown from the 'upgrade'
  * listener, which ends any process that has no handler for it.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 20: an empty variable means unset. `SANDBOX_PORT=` (as a copied .env.example or compose's
+ * An empty variable means unset. `SANDBOX_PORT=` (as a copied .env.example or compose's
  * env_file hands it over) must give the default port, not port 0, and so on for every setting.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Issue 20: `npm run sandbox` (src/main.ts) stops on SIGTERM or SIGINT in bounded time, whatever
+ * `npm run sandbox` (src/main.ts) stops on SIGTERM or SIGINT in bounded time, whatever
  * its clients hold open: a TLS client dribbling a request, a plain-HTTP client that keeps its side
  * of a refused connection open, a connection that never sends a byte. main.ts bounds the close
- * (5 s, then it exits anyway): before, a close() that never settled kept the process running.
+ * (5 s, then it exits anyway), because a close() that never settles would keep the process running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Issue 20: every listener answers a request it cannot parse with a status at once and keeps
+ * Every listener answers a request it cannot parse with a status at once and keeps
  * serving. The sandbox's one port takes plain HTTP (refused with 403 https_required) and TLS
  * (the feed API on fastify). Request targets that Node's parser accepts and `new URL()` does not
  * (`//x:99999/`, `http://[`), as requests and as WebSocket handshakes, are sent raw on both; each

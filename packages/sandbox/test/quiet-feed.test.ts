@@ -1,5 +1,5 @@
 /**
- * The admin's stand-ins for the health stories (issue 22): a feed made quiet (its `ultimoPost`
+ * The admin's stand-ins for the health stories: a feed made quiet (its `ultimoPost`
  * days ago, from the library and the CLI), next to pause/resume and key regenerate/revoke, as the
  * running API then answers them.
  */

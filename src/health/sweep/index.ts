@@ -19,7 +19,7 @@ import type { SweepStore } from './store.js';
 import { sweepGuild, type SweepDeps } from './sweep.js';
 
 /** What one sweep needs (sweep.ts), plus what the scheduler and the lease need. */
-export interface HealthSweepsOptions extends Omit<SweepDeps, 'now'> {
+interface HealthSweepsOptions extends Omit<SweepDeps, 'now'> {
   intervalMs: number;
   transport: 'gateway' | 'http';
   databaseUrl: string;

@@ -13,7 +13,7 @@ import type { Logger } from '../../logger.js';
 /** True: this process does the work; false: another one does; 'unavailable': the store did not answer. */
 export type LeaseAnswer = boolean | 'unavailable';
 
-export interface WatchedLease {
+interface WatchedLease {
   claim(name: string, ttlMs: number): Promise<LeaseAnswer>;
 }
 

@@ -8,14 +8,14 @@ import { z } from 'zod';
 
 export const SWEEP_NAMESPACE = 'feedbot-sweeps';
 
-export const KEY_STATES = ['ok', 'unauthorized', 'forbidden'] as const;
+const KEY_STATES = ['ok', 'unauthorized', 'forbidden'] as const;
 export type KeyState = (typeof KEY_STATES)[number];
 
-export const SWEEP_RESULTS = ['ok', 'unauthorized', 'forbidden', 'error', 'deferred', 'no_audit_channel', 'no_key', 'claimed_elsewhere'] as const;
+const SWEEP_RESULTS = ['ok', 'unauthorized', 'forbidden', 'error', 'deferred', 'no_audit_channel', 'no_key', 'claimed_elsewhere'] as const;
 export type SweepResult = (typeof SWEEP_RESULTS)[number];
 
 /** One feed, reduced to what a change is reported for. */
-export const FeedMarkSchema = z.object({
+const FeedMarkSchema = z.object({
   active: z.boolean(),
   quiet: z.boolean(),
   channel: z.string().max(40),
@@ -30,7 +30,7 @@ export type FeedMark = z.infer<typeof FeedMarkSchema>;
  */
 export const FEED_KEY = /^-?\d{1,16}$/;
 
-export const SnapshotSchema = z.object({
+const SnapshotSchema = z.object({
   key: z.enum(KEY_STATES),
   /** The feeds as last seen with a working key (kept while the key fails: the recovery compares with them). */
   feeds: z.record(z.string().regex(FEED_KEY), FeedMarkSchema),

@@ -6,14 +6,14 @@
 import { feedWarnings, type Feed, type HealthView } from '../feed-health.js';
 import { FEED_KEY, type FeedMark, type Snapshot } from './record.js';
 
-export type FeedChangeKind = 'inactive' | 'active' | 'quiet' | 'posting';
+type FeedChangeKind = 'inactive' | 'active' | 'quiet' | 'posting';
 
 export interface FeedChange {
   kind: FeedChangeKind;
   feedId: number;
 }
 
-export function markFeed(feed: Feed, view: HealthView): FeedMark {
+function markFeed(feed: Feed, view: HealthView): FeedMark {
   const warnings = feedWarnings(feed, view);
   return { active: !warnings.includes('inactive'), quiet: warnings.includes('stale'), channel: feed.canal.slice(0, 40), gone: warnings.includes('channelMissing') };
 }

@@ -55,7 +55,7 @@ export interface SweepDeps {
   now: () => number;
 }
 
-export interface SweepOutcome {
+interface SweepOutcome {
   /**
    * `lease_unavailable`: the store the slot's lease lives in did not answer, so nothing was done.
    * Not a sweep: neither reported (metrics, the `health sweep` line) nor kept in the record; the

@@ -27,7 +27,7 @@ export function postedAlready(lastWeek: string | undefined, week: string): boole
 }
 
 /** The digest time of the week holding `ms` (day 0 = Monday, hour in UTC). */
-export function scheduledIn(ms: number, day: number, hour: number): number {
+function scheduledIn(ms: number, day: number, hour: number): number {
   return weekStart(ms) + day * DAY_MS + hour * HOUR_MS;
 }
 
