@@ -38,6 +38,9 @@ export class AnswerCounter {
       // A guild's channel list (channel names, when discord.js's cache does not hold the guild,
       // as in this harness that never logs in): no channels, and nothing to count.
       if (parts[1] === 'guilds') return Response.json([]) as unknown as ResponseLike;
+      // A chosen channel looked up (whose it is, before /feed create): a text channel, with no
+      // guild named, which the bot lets through; not an answer, so nothing to count.
+      if (parts[1] === 'channels' && (init.method ?? 'GET') === 'GET') return Response.json({ id: parts[2], type: 0 }) as unknown as ResponseLike;
       const isCallback = parts[1] === 'interactions';
       const token = parts[3]!; // /interactions/{id}/{token}/callback, /webhooks/{app}/{token}/…
       const tally = this.tallyOf(token);
