@@ -5,9 +5,11 @@
 import type { MessageKey, Translator } from '../i18n/index.js';
 import { apiCode, apiText, plainLine } from './markdown.js';
 
-const KNOWN_STATES: Record<string, MessageKey> = { activo: 'state.activo', pausado: 'state.pausado' };
-const KNOWN_KINDS: Record<string, MessageKey> = { post: 'kind.post', reel: 'kind.reel', story: 'kind.story' };
-const KNOWN_KIND_SINGULAR: Record<string, MessageKey> = { post: 'kind.one.post', reel: 'kind.one.reel', story: 'kind.one.story' };
+// Maps without a prototype: a value from the API such as `constructor` must read as unknown.
+const known = (entries: Record<string, MessageKey>): Readonly<Record<string, MessageKey | undefined>> => Object.assign(Object.create(null) as Record<string, MessageKey>, entries);
+const KNOWN_STATES = known({ activo: 'state.activo', pausado: 'state.pausado' });
+const KNOWN_KINDS = known({ post: 'kind.post', reel: 'kind.reel', story: 'kind.story' });
+const KNOWN_KIND_SINGULAR = known({ post: 'kind.one.post', reel: 'kind.one.reel', story: 'kind.one.story' });
 
 /** A state we know gets a translated label; an unknown one is shown as the API sent it. */
 export function stateLabel(t: Translator, estado: string): string {
