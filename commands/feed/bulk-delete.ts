@@ -64,7 +64,7 @@ export function createBulkDelete(): BulkDelete {
   const stopping = new AbortController();
 
   async function ask(interaction: Asking, ctx: HandlerContext, target: BulkTarget): Promise<void> {
-    const [list, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx)]);
+    const [list, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx.services, ctx.guildId())]);
     const chosen = list.feeds.flatMap((feed) => {
       const warnings = feedWarnings(feed, view);
       const wanted = target.kind === 'channel' ? feed.canal === target.channelId : target.kind === 'chosen' ? target.ids.includes(feed.id) : warnings.length > 0;

@@ -43,7 +43,7 @@ function chosenFeedId(interaction: AnySelectMenuInteraction): number {
 export async function cardFor(ctx: HandlerContext, id: number, known?: { feed: FeedListItem; latest: Post | undefined }) {
   const feed = known?.feed ?? (await findFeed(ctx, id));
   const [view, latest] = await Promise.all([
-    healthView(ctx, [feed]),
+    healthView(ctx.services, ctx.guildId(), [feed]),
     known ? known.latest : ctx.call((api, auth) => api.listPosts(auth, id, { limite: 1 })).then((p) => p.posts[0]),
   ]);
   return feedCard(ctx.t, {
@@ -118,7 +118,7 @@ export function createCardFeature(): CardFeature {
     answer: 'reply',
     ephemeral: true,
     async run(interaction, ctx, { id }) {
-      const [feeds, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx)]);
+      const [feeds, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx.services, ctx.guildId())]);
       const feed = feeds.feeds.find((f) => f.id === id);
       if (!feed) throw new UserError('error.notFound', { id });
       const { ttl, expires } = confirmationExpiry(ctx);

@@ -70,7 +70,7 @@ function pickerMessage(t: Translator, feeds: readonly FeedListItem[], view: Heal
 async function showPicker(ctx: HandlerContext, userId: string, page: number): Promise<void> {
   const list = await ctx.call((api, auth) => api.listFeeds(auth));
   if (list.feeds.length === 0) throw new UserError('forms.delete.none');
-  const view = await healthView(ctx, list.feeds);
+  const view = await healthView(ctx.services, ctx.guildId(), list.feeds);
   await ctx.respond.send(pickerMessage(ctx.t, list.feeds, view, userId, page));
 }
 

@@ -94,7 +94,7 @@ export function createDeleteFeature(): DeleteFeature {
 
   async function askOne(interaction: ChatInputCommandInteraction, ctx: HandlerContext, id: number): Promise<void> {
     // The list is usually cached by autocomplete; it lets us refuse an unknown id before asking.
-    const [feeds, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx)]);
+    const [feeds, view] = await Promise.all([ctx.call((api, auth) => api.listFeeds(auth)), healthView(ctx.services, ctx.guildId())]);
     const feed = feeds.feeds.find((f) => f.id === id);
     if (!feed) throw new UserError('error.notFound', { id });
 

@@ -138,7 +138,7 @@ export function createImportFeature(): ImportFeature {
    */
   async function importPressed(interaction: ButtonInteraction, ctx: HandlerContext, asked: string): Promise<void> {
     ctx.requireManageGuild('createFeed');
-    const hold = await claimServerImport(ctx, ctx.guildId());
+    const hold = await claimServerImport(ctx.services, ctx.guildId(), interaction.id);
     if (!hold) throw new UserError('import.alreadyRunning');
     try {
       const plan = await previews.take(ctx, asked);

@@ -85,7 +85,7 @@ export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandB
  */
 async function listPage(ctx: HandlerContext, state: ListState, fresh: boolean, channelName: string | undefined) {
   const result = await ctx.call((api, auth) => api.listFeeds(auth, { fresh }));
-  const health = await healthView(ctx, result.feeds);
+  const health = await healthView(ctx.services, ctx.guildId(), result.feeds);
   await reportNoticedDeletions(ctx.services, ctx.guildId(), result.feeds, health, ctx.interaction.locale);
   const { estado, cuenta, problemas } = state;
   const view = feedListView(ctx.t, result, { page: state.page, channelId: state.channelId, channelName, filters: { estado, cuenta, problemas }, health });

@@ -5,9 +5,10 @@
  * Pure rules over a HealthView, so the list, the delete confirmation and the tests agree.
  */
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import type { HandlerContext } from '../bot/context.js';
+import type { ChannelDirectory } from '../bot/channel-directory.js';
 import type { MessageKey, Translator } from '../i18n/index.js';
 import { DEFAULT_STALE_AFTER_DAYS } from '../settings/schema.js';
+import type { GuildSettingsStore } from '../settings/store.js';
 
 export type Feed = FeedListItem;
 export type FeedWarning = 'channelMissing' | 'stale' | 'inactive';
@@ -48,22 +49,25 @@ function isStale(ultimoPost: string | null, view: HealthView): boolean {
   return !Number.isNaN(at) && view.now - at > view.staleAfterDays * DAY_MS;
 }
 
+/** What a health view is read from: the guild's settings and channel list, and the clock. */
+export interface HealthSources {
+  settings: Pick<GuildSettingsStore, 'get'>;
+  channels: Pick<ChannelDirectory, 'channelIds'>;
+  now?: () => number;
+}
+
 /**
  * The guild's threshold and channel list, read once for a whole list of feeds. `feeds`, when
  * given, are the ones about to be judged: in HTTP mode a channel missing from a list fetched more
  * than a few seconds ago is looked up again before a feed is marked (see ChannelDirectory).
+ * `staleAfterDays`: the threshold when the caller has read the settings already (a sweep).
  */
-export async function healthView(ctx: HandlerContext, feeds: readonly Feed[] = []): Promise<HealthView> {
-  const guildId = ctx.guildId();
-  const [settings, channels] = await Promise.all([
-    ctx.services.settings.get(guildId),
-    ctx.services.channels.channelIds(guildId, HEALTH_CHANNELS_WAIT_MS, feeds.map((f) => f.canal)),
+export async function healthView(sources: HealthSources, guildId: string, feeds: readonly Feed[] = [], staleAfterDays?: number): Promise<HealthView> {
+  const [days, channels] = await Promise.all([
+    staleAfterDays ?? sources.settings.get(guildId).then((s) => s.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS),
+    sources.channels.channelIds(guildId, HEALTH_CHANNELS_WAIT_MS, feeds.map((f) => f.canal)),
   ]);
-  return {
-    channelExists: (id) => (channels ? channels.has(id) : undefined),
-    now: ctx.now(),
-    staleAfterDays: settings.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS,
-  };
+  return { channelExists: (id) => (channels ? channels.has(id) : undefined), now: (sources.now ?? Date.now)(), staleAfterDays: days };
 }
 
 export const WARNING_ICONS: Readonly<Record<FeedWarning, string>> = {

@@ -5,7 +5,7 @@
  * them. The hold lives in the pending store beside the previews (Redis with REDIS_URL), so a
  * press on another replica sees it too.
  */
-import type { HandlerContext } from '../bot/context.js';
+import type { BotServices } from '../bot/context.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './batch.js';
 
 interface ImportLock {
@@ -20,9 +20,9 @@ const lockKey = (guildId: string) => `import-guild:${guildId}`;
  * import of the server holds it. Held at most an interaction token's lifetime, the longest an
  * import can run: a hold left by a replica that died mid-run lapses then.
  */
-export async function claimServerImport(ctx: HandlerContext, guildId: string): Promise<ImportLock | undefined> {
-  const { pending, logger } = ctx.services;
-  const [key, owner] = [lockKey(guildId), ctx.interaction.id];
+export async function claimServerImport(services: Pick<BotServices, 'pending' | 'logger'>, guildId: string, interactionId: string): Promise<ImportLock | undefined> {
+  const { pending, logger } = services;
+  const [key, owner] = [lockKey(guildId), interactionId];
   if (!(await pending.claim(key, owner, INTERACTION_TOKEN_LIFETIME_MS))) return undefined;
   return {
     release: () =>

@@ -248,15 +248,15 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     const [a, b] = await replicas(kind, 2);
     const { logger } = captureLogger();
     const [guild, other] = ['1100000000000000001', '1100000000000000002'];
-    const holds = await Promise.all([claimServerImport(context(a!, logger, '1400000000000000051'), guild), claimServerImport(context(b!, logger, '1400000000000000052'), guild)]);
+    const holds = await Promise.all([claimServerImport({ pending: a!, logger }, guild, '1400000000000000051'), claimServerImport({ pending: b!, logger }, guild, '1400000000000000052')]);
     const held = holds.filter((h) => h !== undefined);
     expect(held).toHaveLength(1);
-    expect(await claimServerImport(context(b!, logger, '1400000000000000053'), guild)).toBeUndefined();
+    expect(await claimServerImport({ pending: b!, logger }, guild, '1400000000000000053')).toBeUndefined();
     // Another server imports meanwhile; a preview's own mark is another key.
-    expect(await claimServerImport(context(b!, logger, '1400000000000000054'), other)).toBeDefined();
+    expect(await claimServerImport({ pending: b!, logger }, other, '1400000000000000054')).toBeDefined();
     expect(await new PendingConfirmations('import', ImportPlanSchema).claim(context(b!, logger, '1400000000000000055'), ASKED)).toBeDefined();
     await held[0]!.release();
-    expect(await claimServerImport(context(b!, logger, '1400000000000000053'), guild)).toBeDefined();
+    expect(await claimServerImport({ pending: b!, logger }, guild, '1400000000000000053')).toBeDefined();
   });
 }, ALL_KINDS);
 

@@ -23,7 +23,7 @@ import type { Observers } from '../../observers.js';
 import { DEFAULT_STALE_AFTER_DAYS } from '../../settings/schema.js';
 import type { GuildSettingsStore } from '../../settings/store.js';
 import { feedSummary, reportDeletedChannel } from '../deleted-channels.js';
-import { HEALTH_CHANNELS_WAIT_MS, type HealthView } from '../feed-health.js';
+import { healthView, type HealthView } from '../feed-health.js';
 import type { KeyState, Snapshot, SweepRecord, SweepResult } from './record.js';
 import { compareFeeds, feedMarks, warningCount, type FeedChange } from './snapshot.js';
 import type { SweepChangeKind, SweepReport } from './events.js';
@@ -179,11 +179,6 @@ async function fetchFeeds(deps: SweepDeps, guildId: string, apiKey: string): Pro
     deps.logger.warn({ guildId, err: error }, 'health sweep: the feed API did not answer');
     return { key: 'error' };
   }
-}
-
-async function healthView(deps: SweepDeps, guildId: string, feeds: readonly FeedListItem[], staleAfterDays: number): Promise<HealthView> {
-  const channels = await deps.channels.channelIds(guildId, HEALTH_CHANNELS_WAIT_MS, feeds.map((f) => f.canal));
-  return { channelExists: (id) => (channels ? channels.has(id) : undefined), now: deps.now(), staleAfterDays };
 }
 
 /** Each deleted channel feeds still forward into, reported once (the same post as ChannelDelete's). */
