@@ -5,7 +5,7 @@ import type { AutocompleteInteraction } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { HandlerContext } from '../../src/bot/context.js';
 import { AUTOCOMPLETE_BUDGET_MS } from '../../src/bot/router.js';
-import { stateAutocomplete } from '../../src/health/state-autocomplete.js';
+import { stateChoices } from '../../src/health/state-autocomplete.js';
 import { feedChoiceName } from './render-feeds.js';
 import { Limits } from '../../src/render/style.js';
 
@@ -17,6 +17,13 @@ function matches(feed: FeedListItem, query: string, channelName: string | undefi
     feed.cuenta.toLowerCase().includes(q) ||
     (channelName?.toLowerCase().includes(q) ?? false)
   );
+}
+
+/** `/feed list estado`: feed states, from the cached list only (never a request). */
+async function stateAutocomplete(interaction: AutocompleteInteraction, ctx: HandlerContext): Promise<void> {
+  const cached = interaction.guildId ? await ctx.services.api.cachedFeeds(interaction.guildId) : undefined;
+  const query = String(interaction.options.getFocused() ?? '');
+  await interaction.respond(stateChoices(ctx.t, cached?.feeds.map((f) => f.estado) ?? [], query));
 }
 
 /**

@@ -88,7 +88,7 @@ const status: SlashDeclaration = {
     const failure = settings.auditFailure && !settings.auditFailure.reported ? settings.auditFailure : undefined;
     const embed = auditStatusEmbed(ctx.t, settings.auditChannelId, failure);
     // When the health checks last ran, what they found, when the next is due.
-    const checks = settings.auditChannelId ? await sweepStatusField(ctx) : undefined;
+    const checks = settings.auditChannelId ? await sweepStatusField(ctx.services, ctx.guildId(), ctx.t) : undefined;
     await ctx.respond.send({ embeds: [checks ? { ...embed, fields: [...(embed.fields ?? []), checks] } : embed] });
     // Reported once: marked after the answer went out, unless a newer failure replaced it meanwhile.
     if (failure) {

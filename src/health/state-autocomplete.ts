@@ -1,11 +1,10 @@
 /**
- * Suggestions for `/feed list estado`: the states the API documents (`activo`, `pausado`) and
- * those the guild's cached feed list shows, labelled in the user's language. Free text is still
+ * Suggestions for `/feed list estado` (answered in commands/feed/autocomplete.ts): the states the
+ * API documents (`activo`, `pausado`) and those the guild's cached feed list shows, labelled in
+ * the user's language. Free text is still
  * accepted (the spec does not list every state); this never sends a request.
  */
 import { FEED_STATES } from '@feedbot/feed-api-contract';
-import type { AutocompleteInteraction } from 'discord.js';
-import type { HandlerContext } from '../bot/context.js';
 import type { Translator } from '../i18n/index.js';
 import { stateLabel } from '../render/labels.js';
 import { Limits } from '../render/style.js';
@@ -26,10 +25,4 @@ export function stateChoices(t: Translator, seen: readonly string[], query: stri
     })
     .filter((choice) => !q || choice.name.toLowerCase().includes(q))
     .slice(0, Limits.choices);
-}
-
-export async function stateAutocomplete(interaction: AutocompleteInteraction, ctx: HandlerContext): Promise<void> {
-  const cached = interaction.guildId ? await ctx.services.api.cachedFeeds(interaction.guildId) : undefined;
-  const query = String(interaction.options.getFocused() ?? '');
-  await interaction.respond(stateChoices(ctx.t, cached?.feeds.map((f) => f.estado) ?? [], query));
 }

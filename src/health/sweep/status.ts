@@ -3,32 +3,31 @@
  * when the next is due, as Discord timestamps (each reader sees local time).
  */
 import type { APIEmbedField } from 'discord.js';
-import type { HandlerContext } from '../../bot/context.js';
-import type { MessageKey } from '../../i18n/index.js';
+import type { BotServices } from '../../bot/context.js';
+import type { MessageKey, Translator } from '../../i18n/index.js';
 import { sweepsOf } from './attached.js';
 import type { SweepRecord } from './record.js';
 
 const relative = (ms: number) => `<t:${Math.floor(ms / 1000)}:R>`;
 
 /** Undefined when this bot runs no sweeps (HEALTH_SWEEP_SECONDS unset: tools and tests). */
-export async function sweepStatusField(ctx: HandlerContext): Promise<APIEmbedField | undefined> {
-  const sweeps = sweepsOf(ctx.services);
+export async function sweepStatusField(services: BotServices, guildId: string, t: Translator): Promise<APIEmbedField | undefined> {
+  const sweeps = sweepsOf(services);
   if (!sweeps) return undefined;
-  const name = ctx.t('sweep.status.field');
-  const guildId = ctx.guildId();
+  const name = t('sweep.status.field');
   const last = (await sweeps.store.get(guildId)).last;
-  const next = relative(sweeps.scheduler.nextDue(guildId, ctx.now()));
-  if (!last) return { name, value: ctx.t('sweep.status.never', { next }) };
-  return { name, value: ctx.t('sweep.status.last', { when: relative(last.at), found: found(ctx, last), next }) };
+  const next = relative(sweeps.scheduler.nextDue(guildId, (services.now ?? Date.now)()));
+  if (!last) return { name, value: t('sweep.status.never', { next }) };
+  return { name, value: t('sweep.status.last', { when: relative(last.at), found: found(t, last), next }) };
 }
 
-function found(ctx: HandlerContext, last: NonNullable<SweepRecord['last']>): string {
-  if (last.result === 'ok') return ctx.t('sweep.status.found.ok', { count: last.feeds ?? 0, warnings: last.warnings ?? 0, changes: last.changes });
+function found(t: Translator, last: NonNullable<SweepRecord['last']>): string {
+  if (last.result === 'ok') return t('sweep.status.found.ok', { count: last.feeds ?? 0, warnings: last.warnings ?? 0, changes: last.changes });
   const keys: Partial<Record<typeof last.result, MessageKey>> = {
     unauthorized: 'sweep.status.found.unauthorized',
     forbidden: 'sweep.status.found.forbidden',
     error: 'sweep.status.found.error',
     deferred: 'sweep.status.found.deferred',
   };
-  return ctx.t(keys[last.result] ?? 'sweep.status.found.other');
+  return t(keys[last.result] ?? 'sweep.status.found.other');
 }
