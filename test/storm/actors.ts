@@ -34,12 +34,14 @@ export interface Ledger {
   undelivered: number;
   /** Per guild, forgets confirmed or maybe done: each may rightly let one more weekly digest through. */
   forgetPresses: Map<string, number>;
-  /** Guilds whose weekly digest was set to be due at once. */
+  /** Guilds whose weekly digest is set to be due at once (a forget unsets it). */
   digestsDue: Set<string>;
+  /** Times a digest was set due. */
+  digestSets: number;
 }
 
 export function newLedger(): Ledger {
-  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set(), undelivered: 0, forgetPresses: new Map(), digestsDue: new Set() };
+  return { deliveries: [], creates: [], deletes: [], keys: new Set(), forgets: 0, paused: new Set(), undelivered: 0, forgetPresses: new Map(), digestsDue: new Set(), digestSets: 0 };
 }
 
 export const ACTIONS = [
@@ -161,7 +163,10 @@ export class GuildActors {
         // Set for this UTC day and hour: due at once, so the sweeps post it during the storm.
         const now = new Date();
         const set = await this.command(action, 'admin', 'feedbot', 'digest set', { dia: (now.getUTCDay() + 6) % 7, hora: now.getUTCHours() });
-        if (set.final) this.ledger.digestsDue.add(g.id);
+        if (set.final) {
+          this.ledger.digestsDue.add(g.id);
+          this.ledger.digestSets++;
+        }
         return;
       }
       case 'panel': {
@@ -197,6 +202,8 @@ export class GuildActors {
         if (!asked.final || title(asked.final) !== g.t('forget.title')) return;
         const done = await this.press(action, 'admin', asked.final, g.t('forget.button.delete'));
         if (done) this.ledger.forgetPresses.set(g.id, (this.ledger.forgetPresses.get(g.id) ?? 0) + 1);
+        // A forget deletes the digest's schedule too: the admin sets it again later.
+        if (done) this.ledger.digestsDue.delete(g.id);
         if (title(done?.final) === g.t('forget.done.title')) this.ledger.forgets++;
         // The admin sets things up again, as after any forget.
         await this.setUp();
