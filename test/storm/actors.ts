@@ -267,7 +267,10 @@ export class GuildActors {
     const done = await this.press('bulkDelete', 'admin', question, g.t('bulkDelete.button.confirm', { count }));
     if (!done) return;
     const said = title(done.final);
-    const outcome: WriteOutcome = said === g.t('bulkDelete.report.title') ? 'done' : said === g.t('bulkDelete.report.title.incomplete') || !done.final ? 'check' : 'refused';
+    // Still "Deleting feeds" when the actor stops watching (the run waits for the key's window):
+    // the user has not been told how it ended, so it may go either way.
+    const underWay = said === g.t('bulkDelete.progress.title') || said === g.t('bulkDelete.report.title.incomplete') || !done.final;
+    const outcome: WriteOutcome = said === g.t('bulkDelete.report.title') ? 'done' : underWay ? 'check' : 'refused';
     for (const id of ids) {
       if (outcome === 'done') this.live.delete(id);
       this.ledger.deletes.push({ guildId: g.id, id, outcome, ...(said ? { told: said } : {}), interactionId: done.snapshot.id, at: done.sentAt });
