@@ -208,10 +208,12 @@ describeStates('open confirmations as the commands keep them', (kind) => {
     const [onA, onB] = [new PendingConfirmations('delete', FeedSummarySchema), new PendingConfirmations('delete', FeedSummarySchema)];
     const answeredElsewhere = vi.fn();
     const unanswered = vi.fn();
-    await onA.start(context(a!, logger), '1400000000000000021', { id: 1 }, 80, answeredElsewhere);
-    await onA.start(context(a!, logger), '1400000000000000022', { id: 2 }, 80, unanswered);
+    // Long enough for the take below on a loaded machine (PostgreSQL round trips), short for a test.
+    const ttlMs = 1_500;
+    await onA.start(context(a!, logger), '1400000000000000021', { id: 1 }, ttlMs, answeredElsewhere);
+    await onA.start(context(a!, logger), '1400000000000000022', { id: 2 }, ttlMs, unanswered);
     expect(await onB.take(context(b!, logger), '1400000000000000021')).toEqual({ id: 1 });
-    await vi.waitFor(() => expect(unanswered).toHaveBeenCalledOnce(), { timeout: 2_000 });
+    await vi.waitFor(() => expect(unanswered).toHaveBeenCalledOnce(), { timeout: ttlMs + 5_000 });
     await pause(50);
     expect(answeredElsewhere).not.toHaveBeenCalled();
     // Expired: taken by the timer, so a late press anywhere finds nothing.
