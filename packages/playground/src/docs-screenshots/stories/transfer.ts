@@ -55,7 +55,7 @@ export const transferStories: Story[] = [
       await report.waitFor();
       await picture(report, 'import-report', { says: ['import.report.title', 'import.report.created'], shows: ['@noaa'] });
 
-      const deleting = await page.run('feed delete', (options) => options.choose('canal', `# ${ANNOUNCEMENTS.name}`));
+      const deleting = await page.run('feed delete', (options) => options.choose('canal', `📢 ${ANNOUNCEMENTS.name}`));
       const confirm = await deleting.answer();
       await confirm.locator('discord-button[type="destructive"]').waitFor();
       await picture(confirm, 'bulk-delete-confirm', { says: ['bulkDelete.confirm.title', 'bulkDelete.confirm.channel'], shows: ['@noaa', '@esa.webb'] });
