@@ -71,7 +71,7 @@ if (managedShard !== undefined) {
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     logger.fatal({ err: error }, 'could not start the ops listener');
-    await bot.stop().catch(() => undefined);
+    await stopBounded(bot);
     process.exit(1);
   }
 }
@@ -164,7 +164,17 @@ try {
   const reason = refusal ?? ((PublicKeyMismatch && error instanceof PublicKeyMismatch) || error instanceof ListenError ? error.message : undefined);
   if (reason) console.error(reason);
   logger.fatal({ err: error, ...(reason ? { fix: reason } : {}) }, config.INTERACTIONS_MODE === 'http' ? 'could not open the interactions endpoint' : 'could not log in to Discord');
-  await bot.stop().catch(() => undefined);
+  await stopBounded(bot);
   await ops?.close();
   process.exit(1);
+}
+
+/**
+ * A start that failed stops what it opened, but never waits on it for long: a login still under
+ * way (the gateway, an identify turn) must not keep a process that is exiting 1 alive.
+ */
+async function stopBounded(app: { stop(): Promise<unknown> }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([app.stop().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
 }
