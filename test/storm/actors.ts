@@ -122,11 +122,14 @@ export class GuildActors {
 
   /**
    * As an admin does once things are calm: if the server has no key (a forget, then a key set
-   * that failed during the faults), set one again. Resolves with whether it had to.
+   * that failed during the faults), or the bot holds one the service no longer knows (a key made
+   * for a set whose modal failed replaces the old one there), set one again. Resolves with whether it had to.
    */
   async ensureKey(): Promise<boolean> {
     const status = await this.command('apikey', 'admin', 'apikey', 'status');
-    if (status.final?.embeds[0]?.description !== this.g.t('apikey.status.none')) return false;
+    const shown = status.final?.embeds[0]?.fields?.find((f) => f.name === this.g.t('apikey.status.key'))?.value;
+    const current = await this.sandbox.admin.describeKey(this.g.id);
+    if (shown && current && shown.replaceAll('`', '').endsWith(current.last4)) return false;
     await this.setUp();
     return true;
   }
