@@ -17,8 +17,8 @@ import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
 import { GuildSettingsStore } from './settings/store.js';
 import { createAuditTrail } from './audit/trail.js';
-import { watchDeletedChannels } from './health/channel-watch.js';
-import { watchDeletedRoles } from './settings/role-watch.js';
+import { listenTo } from './bot/gateway-listeners.js';
+import { gatewayListeners } from './listeners.js';
 import type { Logger } from './logger.js';
 import { formatShardIds } from './shard-ids.js';
 import { emitInteraction } from './http/dispatch.js';
@@ -30,12 +30,10 @@ import { startHealthSweeps } from './health/sweep/index.js';
 import { SweepStore } from './health/sweep/store.js';
 import { countingWeeklyChanges } from './health/sweep/weekly-counts.js';
 import { sweepReports, type SweepReport } from './health/sweep/events.js';
-import { attachSweeps } from './health/sweep/attached.js';
 import { DepartureStore } from './guild-data/departures.js';
 import { gatewayPresence, restPresence } from './guild-data/presence.js';
 import { GuildReconciler } from './guild-data/reconcile.js';
 import { GuildDataRetention } from './guild-data/retention.js';
-import { watchGuildMembership } from './guild-data/watch.js';
 import { openLease, type SlotLease } from './leases/lease.js';
 import { leaseClaims } from './bot/claims.js';
 
@@ -232,7 +230,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         logger: logger.child({ component: 'sweeps' }),
       })
     : undefined;
-  if (sweeps) attachSweeps(services, sweeps);
+  if (sweeps) services.sweeps = sweeps;
 
   let accepting = true;
   client.on(Events.InteractionCreate, (interaction) => {
@@ -243,13 +241,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.Warn, (message) => logger.warn({ message }, 'discord client warning'));
-  // A deleted channel that feeds forward into: one audit post. HTTP mode has no gateway events (/feed list notices it there).
-  const channelWatch = initialResponses ? undefined : watchDeletedChannels(client, { ...services, lease, logger: logger.child({ component: 'channel-watch' }) });
-  // A deleted role stops being a feed-manager role (it could not be picked to remove it any more).
-  const roleWatch = initialResponses ? undefined : watchDeletedRoles(client, settings, logger.child({ component: 'settings' }), lease);
-
-  // Removed from a server: its data goes after the retention; added back meanwhile: nothing lost.
-  const membershipWatch = initialResponses ? undefined : watchGuildMembership(client, guildData, guildLogger);
+  // Deleted channels and roles, servers left and joined (src/listeners.ts): gateway events only.
+  const listening = initialResponses ? undefined : listenTo(client, gatewayListeners, { ...services, lease, guildData });
   guildData.start(GUILD_DATA_SWEEP_MS);
   // Servers left unseen: HTTP mode has no gateway; over the gateway, what happened while the bot was
   // down (one process lists: the one that runs shard 0, or the only one).
@@ -287,9 +280,8 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
         for (const command of commands) command.dispose?.();
         await sweeps?.stop();
         await countingTrail?.settled();
-        await channelWatch?.settled();
-        await roleWatch?.settled();
-        membershipWatch?.stop();
+        listening?.stop();
+        await listening?.settled();
         guildData.stop();
         guildReconciler?.stop();
         await guildReconciler?.settled();

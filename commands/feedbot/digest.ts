@@ -10,7 +10,6 @@ import type { HandlerContext } from '../../src/bot/context.js';
 import { UserError } from '../../src/bot/errors.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
-import { sweepsOf } from '../../src/health/sweep/attached.js';
 import { buildDigest } from '../../src/health/sweep/digest.js';
 import { sweepReports } from '../../src/health/sweep/events.js';
 import { digestEmbed } from '../../src/audit/render-sweep.js';
@@ -38,7 +37,7 @@ function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcomman
 }
 
 function sweeps(ctx: HandlerContext) {
-  const running = sweepsOf(ctx.services);
+  const running = ctx.services.sweeps;
   if (!running) throw new UserError('sweep.status.off');
   return running;
 }

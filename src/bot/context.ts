@@ -15,6 +15,7 @@ import { GuildOnlyError, MissingPermissionError, NoApiKeyError, type GuardedActi
 import type { Responder } from './responder.js';
 import type { PendingStore } from './pending.js';
 import type { GuildDataRetention } from '../guild-data/retention.js';
+import type { HealthSweeps } from '../health/sweep/index.js';
 
 export interface BotServices {
   api: FeedApiClient;
@@ -37,6 +38,8 @@ export interface BotServices {
   now?: () => number;
   /** Forgetting servers (src/guild-data/): `/feedbot forget` deletes through it. */
   guildData?: Pick<GuildDataRetention, 'forget'>;
+  /** The running health sweeps and weekly digest, once started (HEALTH_SWEEP_SECONDS); absent in tools and tests that run none. */
+  sweeps?: HealthSweeps;
 }
 
 export class HandlerContext {

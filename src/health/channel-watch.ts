@@ -5,17 +5,17 @@
  * taken from the feeds cache; any failure is logged, never thrown: the channel is then reported by
  * `/feed list` when it notices the feeds.
  */
-import { ChannelType, Events, type Client, type DMChannel, type NonThreadGuildBasedChannel } from 'discord.js';
+import { ChannelType, Events, type DMChannel, type NonThreadGuildBasedChannel } from 'discord.js';
 import type { FeedApiClient } from '../api/client.js';
 import type { KeyStore } from '../keys/store.js';
 import { firstToAct, type SlotLease } from '../leases/lease.js';
 import { reportDeletedChannel, type DeletedChannelDeps } from './deleted-channels.js';
-import { tracer } from '../tracing/tracer.js';
+import type { GatewayListener } from '../bot/gateway-listeners.js';
 
 /** Every process holding the shard receives the event: one of them looks the feeds up. */
 const EVENT_LEASE_MS = 15 * 60_000;
 
-interface ChannelWatchDeps extends DeletedChannelDeps {
+export interface ChannelWatchDeps extends DeletedChannelDeps {
   api: FeedApiClient;
   keys: KeyStore;
   /** Shared by the processes (src/leases/); the settings' record of reported channels still decides alone when it is absent or down. */
@@ -42,26 +42,11 @@ async function onChannelDeleted(deps: ChannelWatchDeps, channel: DMChannel | Non
   }
 }
 
-export interface ChannelWatch {
-  /** Resolves when every report under way has finished (before the stores close; tests). */
-  settled(): Promise<void>;
-  stop(): void;
-}
-
-/** Subscribes to ChannelDelete. Gateway transport only: HTTP mode gets no gateway events. */
-export function watchDeletedChannels(client: Client, deps: ChannelWatchDeps): ChannelWatch {
-  const running = new Set<Promise<void>>();
-  const listener = (channel: DMChannel | NonThreadGuildBasedChannel) => {
-    const done = tracer()
-      .inSpan('channel_deleted', { root: true, attributes: { 'discord.channel.id': channel.id } }, () => onChannelDeleted(deps, channel))
-      .finally(() => running.delete(done));
-    running.add(done);
-  };
-  client.on(Events.ChannelDelete, listener);
-  return {
-    settled: async () => {
-      await Promise.all([...running]);
-    },
-    stop: () => client.off(Events.ChannelDelete, listener),
-  };
-}
+/** A deleted channel that feeds forward into: one audit post. HTTP mode has no gateway events (/feed list notices it there). */
+export const channelDeleted: GatewayListener<Events.ChannelDelete, ChannelWatchDeps> = {
+  event: Events.ChannelDelete,
+  component: 'channel-watch',
+  span: 'channel_deleted',
+  attributes: (channel) => ({ 'discord.channel.id': channel.id }),
+  run: onChannelDeleted,
+};

@@ -17,7 +17,8 @@ import { missingPostPermissions } from '../../src/audit/post-permissions.js';
 import { ChannelDirectory } from '../../src/bot/channel-directory.js';
 import { THREAD_SWEEP_INTERVAL_S, createDiscordClient } from '../../src/bot/discord-client.js';
 import { silentLogger } from '../../src/logger.js';
-import { watchDeletedRoles } from '../../src/settings/role-watch.js';
+import { roleDeleted } from '../../src/settings/role-watch.js';
+import { listenTo } from '../../src/bot/gateway-listeners.js';
 import { GuildSettingsStore } from '../../src/settings/store.js';
 
 const APP_ID = '1200000000000000001';
@@ -98,7 +99,7 @@ describe('what feedbot reads stays cached', () => {
   });
 
   it('a deleted role leaves the feed managers', async () => {
-    const watch = watchDeletedRoles(client, settings, silentLogger());
+    const watch = listenTo(client, [roleDeleted], { settings, logger: silentLogger() });
     await settings.update(guildId, (current) => ({ ...current, managerRoleIds: [plainRole!.id] }));
     dispatch('GUILD_ROLE_DELETE', { guild_id: guildId, role_id: plainRole!.id });
     await watch.settled();

@@ -9,7 +9,8 @@ import { GUILD_ID, OTHER_GUILD_ID } from '../helpers/discord.js';
 import { botTest, type BotHarness } from '../helpers/bot.js';
 import { knowGuild } from '../bot/known-guilds.js';
 import { GuildDataRetention, type GuildForgotten, type Presence } from '../../src/guild-data/retention.js';
-import { watchGuildMembership } from '../../src/guild-data/watch.js';
+import { guildJoined, guildLeft } from '../../src/guild-data/watch.js';
+import { listenTo } from '../../src/bot/gateway-listeners.js';
 import { BotMetrics } from '../../src/ops/metrics.js';
 
 const HOUR = 3_600_000;
@@ -39,7 +40,7 @@ function retention(h: BotHarness, hours: number, clock: { now: number }, presenc
   });
   const forgotten: GuildForgotten[] = [];
   r.onForgotten((e) => forgotten.push(e));
-  const watch = watchGuildMembership(h.discord.client, r, h.logger);
+  const watch = listenTo(h.discord.client, [guildLeft, guildJoined], { guildData: r, logger: h.logger });
   return { r, forgotten, watch };
 }
 

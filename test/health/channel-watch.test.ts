@@ -9,7 +9,8 @@ import { pino } from 'pino';
 import { ChannelType, Events } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { AuditTrail } from '../../src/audit/events.js';
-import { watchDeletedChannels, type ChannelWatch } from '../../src/health/channel-watch.js';
+import { channelDeleted } from '../../src/health/channel-watch.js';
+import { listenTo, type Listening } from '../../src/bot/gateway-listeners.js';
 import { baseLoggerOptions } from '../../src/logger.js';
 import { GUILD_ID, OTHER_GUILD_ID, chatInput } from '../helpers/discord.js';
 import { botTest, rl, type BotHarness } from '../helpers/bot.js';
@@ -24,7 +25,7 @@ const feed = (id: number, cuenta: string, canal: string): FeedListItem => ({ id,
 const FEEDS = [feed(1, 'nasa', HERE), feed(2, 'esa', GONE), feed(3, 'jaxa', GONE)];
 
 interface Watched {
-  watch: ChannelWatch;
+  watch: Listening;
   record: MockInstance<AuditTrail['record']>;
   warnings: Record<string, unknown>[];
 }
@@ -39,7 +40,7 @@ function watch(h: BotHarness): Watched {
   });
   const logger = pino(baseLoggerOptions({ level: 'warn' }), sink);
   const record = vi.spyOn(h.audit, 'record');
-  const w = watchDeletedChannels(h.discord.client, { api: h.client, keys: h.keys, settings: h.settings, audit: h.audit, logger });
+  const w = listenTo(h.discord.client, [channelDeleted], { api: h.client, keys: h.keys, settings: h.settings, audit: h.audit, logger });
   return { watch: w, record, warnings };
 }
 

@@ -27,7 +27,6 @@ import { InitialResponses } from '../../src/http/initial-response.js';
 import { DepartureStore } from '../../src/guild-data/departures.js';
 import { GuildDataRetention } from '../../src/guild-data/retention.js';
 import type { BotServices } from '../../src/bot/context.js';
-import { attachSweeps } from '../../src/health/sweep/attached.js';
 import { startHealthSweeps, type HealthSweeps } from '../../src/health/sweep/index.js';
 import { MemoryLease } from '../../src/leases/lease.js';
 import { SweepStore } from '../../src/health/sweep/store.js';
@@ -200,7 +199,7 @@ export async function createBotHarness(opts: HarnessOptions = {}): Promise<BotHa
         lease: new MemoryLease(now),
         ...(sweepOpts.tickMs ? { tickMs: sweepOpts.tickMs } : {}),
       });
-      attachSweeps(services, running);
+      services.sweeps = running;
       sweeps = { running, store };
       return running;
     },

@@ -7,7 +7,8 @@ import { expect, vi } from 'vitest';
 import { GUILD_ID } from '../helpers/discord.js';
 import { botTest, type BotHarness } from '../helpers/bot.js';
 import { knowGuild } from '../bot/known-guilds.js';
-import { watchDeletedRoles } from '../../src/settings/role-watch.js';
+import { roleDeleted } from '../../src/settings/role-watch.js';
+import { listenTo } from '../../src/bot/gateway-listeners.js';
 import { silentLogger } from '../../src/logger.js';
 import { SqliteLease } from '../../src/leases/lease-sqlite.js';
 
@@ -25,7 +26,7 @@ botTest('a deleted manager role leaves the list; other roles change nothing', as
   knowGuild(bot.discord.client, GUILD_ID, []);
   for (const id of [MANAGERS, OTHER]) actions(bot).GuildRoleCreate.handle({ guild_id: GUILD_ID, role: role(id) });
   await bot.settings.update(GUILD_ID, (s) => ({ ...s, managerRoleIds: [MANAGERS] }));
-  const watch = watchDeletedRoles(bot.discord.client, bot.settings, silentLogger());
+  const watch = listenTo(bot.discord.client, [roleDeleted], { settings: bot.settings, logger: silentLogger() });
 
   actions(bot).GuildRoleDelete.handle({ guild_id: GUILD_ID, role_id: OTHER });
   await watch.settled();
@@ -44,7 +45,7 @@ botTest('two processes on the shard (each watching, one shared lease): the role 
   const writes = vi.spyOn(bot.settings, 'update');
   try {
     // Both watchers hear the one event, as two sessions of one shard do.
-    const watches = [watchDeletedRoles(bot.discord.client, bot.settings, silentLogger(), a), watchDeletedRoles(bot.discord.client, bot.settings, silentLogger(), b)];
+    const watches = [listenTo(bot.discord.client, [roleDeleted], { settings: bot.settings, logger: silentLogger(), lease: a }), listenTo(bot.discord.client, [roleDeleted], { settings: bot.settings, logger: silentLogger(), lease: b })];
     actions(bot).GuildRoleDelete.handle({ guild_id: GUILD_ID, role_id: MANAGERS });
     for (const w of watches) await w.settled();
     expect(writes).toHaveBeenCalledTimes(1);

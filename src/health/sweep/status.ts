@@ -5,14 +5,13 @@
 import type { APIEmbedField } from 'discord.js';
 import type { BotServices } from '../../bot/context.js';
 import type { MessageKey, Translator } from '../../i18n/index.js';
-import { sweepsOf } from './attached.js';
 import type { SweepRecord } from './record.js';
 
 const relative = (ms: number) => `<t:${Math.floor(ms / 1000)}:R>`;
 
 /** Undefined when this bot runs no sweeps (HEALTH_SWEEP_SECONDS unset: tools and tests). */
 export async function sweepStatusField(services: BotServices, guildId: string, t: Translator): Promise<APIEmbedField | undefined> {
-  const sweeps = sweepsOf(services);
+  const sweeps = services.sweeps;
   if (!sweeps) return undefined;
   const name = t('sweep.status.field');
   const last = (await sweeps.store.get(guildId)).last;
