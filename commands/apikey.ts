@@ -7,11 +7,12 @@
  * as "ownership not verified" and says so (src/api-key/ownership.ts).
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ModalSubmitInteraction } from 'discord.js';
-import { modal, type CommandModule, type Preconditions, type SlashDeclaration } from '../src/bot/command.js';
-import type { HandlerContext } from '../src/bot/context.js';
-import { customId } from '../src/bot/custom-id.js';
+import { modal, type CommandModule, type Preconditions, type SlashDeclaration } from '../src/interactions/command.js';
+import type { HandlerContext } from '../src/interactions/context.js';
+import { customId } from '../src/interactions/custom-id.js';
 import { localize } from '../src/i18n/localize.js';
-import { KEY_INPUT_ID, keyStatus, removeGuildKey, storeKeyFromModal } from '../src/api-key/operations.js';
+import { keyStatus, removeGuildKey } from '../src/api-key/operations.js';
+import { KEY_INPUT_ID, storeKeyFromModal } from '../src/interactions/key-prompt.js';
 import { keyModal, keySavedEmbed, keyStatusEmbed } from '../src/api-key/render.js';
 import { noticeEmbed } from '../src/render/notice.js';
 
@@ -42,7 +43,7 @@ const status: SlashDeclaration = {
   ...ADMIN_ONLY,
   ephemeral: true,
   async run(_interaction, ctx) {
-    const key = await keyStatus(ctx);
+    const key = await keyStatus(ctx.services, ctx.guildId());
     if (!key) {
       await ctx.respond.send({ embeds: [noticeEmbed(ctx.t('apikey.status.none'))] });
       return;
@@ -55,7 +56,7 @@ const remove: SlashDeclaration = {
   ...ADMIN_ONLY,
   ephemeral: true,
   async run(interaction, ctx) {
-    const removed = await removeGuildKey(interaction, ctx);
+    const removed = await removeGuildKey(ctx.services, ctx.guildId(), ctx.actor(), interaction.locale);
     await ctx.respond.send({ embeds: [noticeEmbed(ctx.t(removed ? 'apikey.removed' : 'apikey.removed.none'))] });
   },
 };

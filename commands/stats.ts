@@ -2,7 +2,7 @@
  * /stats — the server's forwarding statistics in one embed.
  */
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { CommandModule } from '../src/bot/command.js';
+import type { CommandModule } from '../src/interactions/command.js';
 import { localize } from '../src/i18n/localize.js';
 import { statsEmbed } from './stats/render.js';
 

@@ -10,8 +10,8 @@ import type { SharedStateBackend } from './replicas/shared-state.js';
 import { ChannelDirectory } from './bot/channel-directory.js';
 import { createDiscordClient } from './bot/discord-client.js';
 import { holdEvents } from './bot/held-events.js';
-import type { BotServices } from './bot/context.js';
-import { createRouter, type InteractionRouter } from './bot/router.js';
+import type { BotServices } from './interactions/context.js';
+import { createRouter, type InteractionRouter } from './interactions/router.js';
 import { createCommands } from './commands.js';
 import type { Config } from './config.js';
 import { KeyStore } from './keys/store.js';
@@ -35,7 +35,7 @@ import { gatewayPresence, restPresence } from './guild-data/presence.js';
 import { GuildReconciler } from './guild-data/reconcile.js';
 import { GuildDataRetention } from './guild-data/retention.js';
 import { openLease, type SlotLease } from './leases/lease.js';
-import { leaseClaims } from './bot/claims.js';
+import { leaseClaims } from './interactions/claims.js';
 
 export interface BotApp {
   client: Client;

@@ -7,7 +7,7 @@ import { createFeedCommand } from '../commands/feed/index.js';
 import { feedOfPostCommand } from '../commands/feed/of-post.js';
 import { feedbotCommand } from '../commands/feedbot/index.js';
 import { statsCommand } from '../commands/stats.js';
-import type { AppCommand } from './bot/command.js';
+import type { AppCommand } from './interactions/command.js';
 
 /** A fresh set for one running bot: what a command holds (timers) is released by its dispose(). */
 export function createCommands(): AppCommand[] {

@@ -5,7 +5,7 @@
  * (`/feed list`, the guild reconciler).
  */
 import type { AnyGatewayListener } from './bot/gateway-listeners.js';
-import type { BotServices } from './bot/context.js';
+import type { BotServices } from './interactions/context.js';
 import { guildJoined, guildLeft } from './guild-data/watch.js';
 import type { GuildDataRetention } from './guild-data/retention.js';
 import { channelDeleted } from './health/channel-watch.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationCommandOptionType, Locale, PermissionFlagsBits, type APIApplicationCommandOption, type APIApplicationCommandOptionChoice } from 'discord.js';
 import { commands } from '../src/commands.js';
-import { isSlashCommand } from '../src/bot/command.js';
+import { isSlashCommand } from '../src/interactions/command.js';
 import { DEFAULT_LANG, DISCORD_LOCALES } from '../src/i18n/index.js';
 
 const NAME = /^[-_\p{L}\p{N}]{1,32}$/u;

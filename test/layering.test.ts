@@ -34,7 +34,7 @@ export function runtimeImports(file: string, text: string): string[] {
   return specifiers.map((s) => posix.normalize(posix.join(posix.dirname(file), s)).replace(/\.js$/, '.ts'));
 }
 
-/** `src/bot/router.ts` → `bot`; `src/config.ts` → `config.ts`. */
+/** `src/interactions/router.ts` → `interactions`; `src/config.ts` → `config.ts`. */
 const partOf = (file: string) => file.split('/')[1]!;
 
 /** The cycles of a graph: its strongly connected components of two or more nodes (Tarjan). */
@@ -113,6 +113,22 @@ describe('layering inside src/', () => {
     expect(cycles).toEqual([]);
     // The walk saw the graph it judges.
     expect(graph.get('app.ts')?.has('bot')).toBe(true);
+  });
+
+  it('the interaction framework (src/interactions/) stands apart from the Discord client set-up (src/bot/)', () => {
+    const reaching = sourceFiles('src/interactions').flatMap((file) =>
+      runtimeImports(file, readFileSync(join(rootDir, file), 'utf8'))
+        .filter((target) => target.startsWith('src/bot/'))
+        .map((target) => `${file} → ${target}`),
+    );
+    expect(reaching).toEqual([]);
+    expect(sourceFiles('src/interactions')).toContain('src/interactions/router.ts');
+  });
+
+  it('domain code takes services and a guild id: only the interaction layer names HandlerContext', () => {
+    const naming = sourceFiles('src').filter((file) => !file.startsWith('src/interactions/') && /\bHandlerContext\b/.test(readFileSync(join(rootDir, file), 'utf8')));
+    expect(naming).toEqual([]);
+    expect(readFileSync(join(rootDir, 'src/interactions/context.ts'), 'utf8')).toMatch(/export class HandlerContext\b/);
   });
 });
 

@@ -3,8 +3,8 @@
  */
 import type { AutocompleteInteraction } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { AUTOCOMPLETE_BUDGET_MS } from '../../src/bot/router.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { AUTOCOMPLETE_BUDGET_MS } from '../../src/interactions/router.js';
 import { stateChoices } from '../../src/health/state-autocomplete.js';
 import { feedChoiceName } from './render-feeds.js';
 import { Limits } from '../../src/render/style.js';

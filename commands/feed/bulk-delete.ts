@@ -13,11 +13,11 @@ import type { DeleteFeedResponse } from '@feedbot/feed-api-contract';
 import type { ApiAuth } from '../../src/api/client.js';
 import { NotFoundError, RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
 import type { Actor, FeedSummary } from '../../src/audit/events.js';
-import { button, type ComponentRoute } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
-import { UserError } from '../../src/bot/errors.js';
-import { explain } from '../../src/bot/explain.js';
+import { button, type ComponentRoute } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
+import { UserError } from '../../src/interactions/errors.js';
+import { explain } from '../../src/interactions/explain.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import { quotedApiText } from '../../src/render/api-text.js';
 import {
@@ -29,7 +29,8 @@ import {
 } from './render-delete.js';
 import { batchProgressEmbed, batchStopLine } from '../../src/transfer/render.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
-import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
+import { batchHandler } from './batch-handler.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { expireConfirmation, feedSummary } from './confirmations.js';
 import { BulkPlanSchema } from './pending-values.js';
 
@@ -176,7 +177,7 @@ async function deleteAll(interaction: ButtonInteraction, ctx: HandlerContext, pl
     .filter((feed) => !goneBefore.includes(feed))
     .map((feed) => ({ key: String(feed.id), label: `#${feed.id}`, run: () => deleteOne(feed) }));
 
-  const report = await runBatch(ctx, {
+  const report = await runBatch(batchHandler(ctx), {
     steps,
     render: (progress) => ({
       embeds: [batchProgressEmbed(t, progress, t('bulkDelete.progress.title'), 'bulkDelete.progress.count')],

@@ -5,7 +5,7 @@
  */
 import { ButtonStyle, ComponentType, type APIEmbed, type APIEmbedField } from 'discord.js';
 import type { FeedListItem, Post } from '@feedbot/feed-api-contract';
-import { profileUrl } from '../../src/bot/profile-url.js';
+import { profileUrl } from '../../src/api/profile-url.js';
 import { warningText, type FeedWarning } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { kindsLabel, singleKindLabel, stateLabel } from '../../src/render/labels.js';

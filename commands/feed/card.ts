@@ -7,14 +7,14 @@
  */
 import type { AnySelectMenuInteraction, ButtonInteraction } from 'discord.js';
 import type { FeedSummary } from '../../src/audit/events.js';
-import { button, stringSelect, type ComponentRoute } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int } from '../../src/bot/custom-id.js';
-import { UserError } from '../../src/bot/errors.js';
+import { button, stringSelect, type ComponentRoute } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int } from '../../src/interactions/custom-id.js';
+import { UserError } from '../../src/interactions/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import { confirmationExpiredEmbed, deleteConfirmation } from './render-delete.js';
 import { feedCard } from './card-view.js';
-import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { feedSummary } from './confirmations.js';
 import { deleteConfirmId } from './delete.js';
 import { FeedSummarySchema } from './pending-values.js';

@@ -1,12 +1,12 @@
 /**
  * What the feed commands' confirmations share beyond the interaction layer's
- * (src/bot/confirmations.ts): the feed a question is about, and the "expired" a question becomes
+ * (src/interactions/confirmations.ts): the feed a question is about, and the "expired" a question becomes
  * in the process that asked, the timer that takes its buttons away (components never do).
  */
 import type { FeedListItem } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import type { RepliableInteraction } from '../../src/bot/responder.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import type { RepliableInteraction } from '../../src/interactions/responder.js';
 import { confirmationExpiredEmbed } from './render-delete.js';
 
 /** What a confirmation remembers of a feed it asked about: what its audit post will say. */

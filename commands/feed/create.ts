@@ -6,7 +6,7 @@
  * user who typed part of the command expects to finish it, not to be told off. The form's submit
  * checks the permission again and goes through the same validation and answer.
  */
-import { requireGuildChannel } from '../../src/bot/chosen.js';
+import { requireGuildChannel } from '../../src/interactions/chosen.js';
 import {
   ChannelType,
   ComponentType,
@@ -18,11 +18,11 @@ import {
   type SlashCommandSubcommandBuilder,
 } from 'discord.js';
 import { CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
-import { modal, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId } from '../../src/bot/custom-id.js';
-import { MalformedInteractionError, UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
-import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/bot/options.js';
+import { modal, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId } from '../../src/interactions/custom-id.js';
+import { MalformedInteractionError, UnconfirmedWriteError, UserError } from '../../src/interactions/errors.js';
+import { KIND_COMBINATIONS, parseAccount, parseKinds } from '../../src/interactions/options.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { createdFeedEmbed, type ShownFeed } from './render-feeds.js';

@@ -7,10 +7,10 @@
  */
 import { ComponentType, type AnySelectMenuInteraction, type APIEmbed, type ButtonInteraction, type StringSelectMenuInteraction } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import { button, stringSelect, type ComponentRoute } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, snowflake } from '../../src/bot/custom-id.js';
-import { UserError } from '../../src/bot/errors.js';
+import { button, stringSelect, type ComponentRoute } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, snowflake } from '../../src/interactions/custom-id.js';
+import { UserError } from '../../src/interactions/errors.js';
 import { feedWarnings, healthView, WARNING_ICONS, warningLabel, type HealthView } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { kindsLabel } from '../../src/render/labels.js';

@@ -10,20 +10,20 @@ import { RateGateRefusalError, RateLimitedError, mayHaveDoneWork } from '../../s
 import type { FeedApiClient } from '../../src/api/client.js';
 import type { DeleteFeedResponse } from '@feedbot/feed-api-contract';
 import type { FeedSummary } from '../../src/audit/events.js';
-import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, snowflake, withFormerFormat, type CustomIdCodec, type Decoded } from '../../src/bot/custom-id.js';
-import { InvalidOptionError, UnconfirmedWriteError, UserError } from '../../src/bot/errors.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, oneOf, snowflake, withFormerFormat, type CustomIdCodec, type Decoded } from '../../src/interactions/custom-id.js';
+import { InvalidOptionError, UnconfirmedWriteError, UserError } from '../../src/interactions/errors.js';
 import { feedWarnings, healthView, warningText } from '../../src/health/feed-health.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { localize } from '../../src/i18n/localize.js';
 import { confirmationExpiredEmbed, deleteCancelledEmbed, deleteConfirmation, deletedEmbed } from './render-delete.js';
 import { createBulkDelete, type BulkTarget } from './bulk-delete.js';
 import { createDeletePicker } from './delete-picker.js';
-import { PendingConfirmations, confirmationExpiry } from '../../src/bot/confirmations.js';
+import { PendingConfirmations, confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { expireConfirmation, feedSummary } from './confirmations.js';
 import { FeedSummarySchema } from './pending-values.js';
-import { boundedOption } from '../../src/bot/integer-options.js';
+import { boundedOption } from '../../src/interactions/integer-options.js';
 import { FEED_ID, feedIdOption } from './integer-options.js';
 
 const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;

@@ -3,7 +3,7 @@
  * versioned format /feed import reads, docs/export-format.md) and a CSV twin for spreadsheets.
  */
 import type { SlashCommandSubcommandBuilder } from 'discord.js';
-import type { SlashDeclaration } from '../../src/bot/command.js';
+import type { SlashDeclaration } from '../../src/interactions/command.js';
 import { localize } from '../../src/i18n/localize.js';
 import { exportEmbed } from '../../src/transfer/render.js';
 import { exportDocument, toCsv, toJson } from '../../src/transfer/format.js';

@@ -10,11 +10,11 @@
  * waits out spent request budgets.
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
-import { button, type ComponentRoute, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
-import { explain } from '../../src/bot/explain.js';
-import { UserError } from '../../src/bot/errors.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
+import { explain } from '../../src/interactions/explain.js';
+import { UserError } from '../../src/interactions/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import {
   batchStopLine,
@@ -25,12 +25,13 @@ import {
   importReportEmbed,
 } from '../../src/transfer/render.js';
 import { runBatch, tokenDeadline } from '../../src/transfer/batch.js';
+import { batchHandler, importer } from './batch-handler.js';
 import { downloadImportFile } from '../../src/transfer/download.js';
 import { readImportFile } from '../../src/transfer/format.js';
 import { importOutcome, importSteps } from '../../src/transfer/importer.js';
 import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
-import { PendingConfirmations } from '../../src/bot/confirmations.js';
+import { PendingConfirmations } from '../../src/interactions/confirmations.js';
 import { ImportPlanSchema } from './pending-values.js';
 
 /** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */
@@ -170,8 +171,8 @@ async function runImport(interaction: ButtonInteraction, ctx: HandlerContext, as
   const t = ctx.t;
   const current = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }));
   const plan = refreshPlan(asked, current.feeds);
-  const report = await runBatch(ctx, {
-    steps: importSteps(ctx, plan.create),
+  const report = await runBatch(batchHandler(ctx), {
+    steps: importSteps(importer(ctx), plan.create),
     render: (progress) => ({ embeds: [importProgressEmbed(t, progress)], components: [] }),
     deadline: tokenDeadline(interaction),
     signal,

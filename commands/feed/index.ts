@@ -3,7 +3,7 @@
  * subcommand; this one assembles the definition and the declarations.
  */
 import { InteractionContextType, SlashCommandBuilder } from 'discord.js';
-import type { CommandModule } from '../../src/bot/command.js';
+import type { CommandModule } from '../../src/interactions/command.js';
 import { localize } from '../../src/i18n/localize.js';
 import { autocomplete } from './autocomplete.js';
 import { createCardFeature } from './card.js';

@@ -1,10 +1,10 @@
 /**
- * The /feed integer options (src/bot/integer-options.ts bounds them on both sides).
+ * The /feed integer options (src/interactions/integer-options.ts bounds them on both sides).
  */
 import { POSTS_LIMIT_MAX } from '@feedbot/feed-api-contract';
 import type { ChatInputCommandInteraction } from 'discord.js';
-import { UserError } from '../../src/bot/errors.js';
-import { within, type IntegerOptionSpec } from '../../src/bot/integer-options.js';
+import { UserError } from '../../src/interactions/errors.js';
+import { within, type IntegerOptionSpec } from '../../src/interactions/integer-options.js';
 
 /** Feed ids are positive integers; the API's (and JavaScript's) largest exact one is 2^53 − 1. */
 export const FEED_ID: IntegerOptionSpec = { name: 'id', label: 'opt.id.name', min: 1, max: Number.MAX_SAFE_INTEGER };

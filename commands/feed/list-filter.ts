@@ -4,8 +4,8 @@
  * answer can explain it instead of an unexplained empty list.
  */
 import { FEED_STATES } from '@feedbot/feed-api-contract';
-import { InvalidOptionError } from '../../src/bot/errors.js';
-import { parseAccount } from '../../src/bot/options.js';
+import { InvalidOptionError } from '../../src/interactions/errors.js';
+import { parseAccount } from '../../src/interactions/options.js';
 import { t as translate, type Lang, type MessageKey } from '../../src/i18n/index.js';
 import { truncate } from '../../src/render/text.js';
 import { feedWarnings, type Feed, type FeedWarning, type HealthView } from '../../src/health/feed-health.js';

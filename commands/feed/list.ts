@@ -5,16 +5,16 @@
  * Previous/Next page. Filters and pages edit the message in place for the person who asked.
  */
 import { ChannelType, type SlashCommandSubcommandBuilder } from 'discord.js';
-import { button, channelSelect, stringSelect, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, type Part } from '../../src/bot/custom-id.js';
-import { ExpiredComponentError, InvalidOptionError } from '../../src/bot/errors.js';
+import { button, channelSelect, stringSelect, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, optional, snowflake, type CustomIdCodec, type Decoded, type Part } from '../../src/interactions/custom-id.js';
+import { ExpiredComponentError, InvalidOptionError } from '../../src/interactions/errors.js';
 import { reportNoticedDeletions } from '../../src/health/deleted-channels.js';
 import { healthView } from '../../src/health/feed-health.js';
 import { parseAccountFilter, parseStateFilter } from './list-filter.js';
 import { localize } from '../../src/i18n/localize.js';
 import { feedListView } from './render-feeds.js';
-import { boundedOption, integerOption } from '../../src/bot/integer-options.js';
+import { boundedOption, integerOption } from '../../src/interactions/integer-options.js';
 import { LIST_PAGE } from './integer-options.js';
 import { manageSelectId } from './card.js';
 import { ALL_STATES, listPanel } from './panel-view.js';

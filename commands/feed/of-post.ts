@@ -9,9 +9,9 @@
  */
 import { ApplicationCommandType, ComponentType, ContextMenuCommandBuilder, InteractionContextType, type APIEmbed, type Message } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import type { ContextMenuModule } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { UserError } from '../../src/bot/errors.js';
+import type { ContextMenuModule } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { UserError } from '../../src/interactions/errors.js';
 import { localizeContextMenu } from '../../src/i18n/localize.js';
 import { plainLine } from '../../src/render/markdown.js';
 import { noticeEmbed } from '../../src/render/notice.js';

@@ -3,14 +3,14 @@
  */
 import { ButtonStyle, ComponentType, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { CONTENT_KINDS, POSTS_LIMIT_DEFAULT } from '@feedbot/feed-api-contract';
-import { button, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, optional, snowflake, type Decoded } from '../../src/bot/custom-id.js';
-import { knownKind } from '../../src/bot/options.js';
+import { button, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, oneOf, optional, snowflake, type Decoded } from '../../src/interactions/custom-id.js';
+import { knownKind } from '../../src/interactions/options.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { kindLabel } from '../../src/render/labels.js';
 import { postsPage } from './render-posts.js';
-import { boundedOption, integerOption } from '../../src/bot/integer-options.js';
+import { boundedOption, integerOption } from '../../src/interactions/integer-options.js';
 import { FEED_ID, POSTS_LIMIT, feedIdOption } from './integer-options.js';
 
 export const postsPageId = customId('feed:posts', {

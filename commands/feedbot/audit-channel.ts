@@ -3,12 +3,12 @@
  * Server). `set` first checks that the bot can post embeds there and names what it lacks; a
  * post that fails later is reported once by `status` (the trail keeps it: src/audit/trail.ts).
  */
-import { requireGuildChannel } from '../../src/bot/chosen.js';
+import { requireGuildChannel } from '../../src/interactions/chosen.js';
 import { ChannelType, type Client, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import { missingPostPermissions } from '../../src/audit/post-permissions.js';
-import type { SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { UserError } from '../../src/bot/errors.js';
+import type { SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { UserError } from '../../src/interactions/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from './render-audit-channel.js';
 import type { FeedbotGroup } from './index.js';

@@ -5,9 +5,9 @@
  * digest now (GET /stats and GET /feeds) and shows it only to the caller.
  */
 import type { SlashCommandSubcommandGroupBuilder } from 'discord.js';
-import type { SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { UserError } from '../../src/bot/errors.js';
+import type { SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { UserError } from '../../src/interactions/errors.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import { localize, localizedChoice } from '../../src/i18n/localize.js';
 import { buildDigest } from '../../src/health/sweep/digest.js';

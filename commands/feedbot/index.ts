@@ -5,7 +5,7 @@
  * this one assembles the definition and routes `group subcommand` to its declaration.
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
-import type { CommandModule, SlashDeclaration } from '../../src/bot/command.js';
+import type { CommandModule, SlashDeclaration } from '../../src/interactions/command.js';
 import { localize } from '../../src/i18n/localize.js';
 import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';

@@ -4,10 +4,10 @@
  * listing them stays with Manage Server, like the API key and the rest of /feedbot.
  */
 import { roleMention, type APIEmbed, type ChatInputCommandInteraction, type MessageMentionOptions, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { Preconditions, SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { UserError } from '../../src/bot/errors.js';
-import { requireGuildRoles } from '../../src/bot/chosen.js';
+import type { Preconditions, SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { UserError } from '../../src/interactions/errors.js';
+import { requireGuildRoles } from '../../src/interactions/chosen.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from './render-managers.js';

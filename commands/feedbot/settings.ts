@@ -6,14 +6,15 @@
  * apart and leaves the panel as it was.
  */
 import type { AnySelectMenuInteraction, ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
-import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentRoute, type Preconditions, type SlashDeclaration } from '../../src/bot/command.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { customId, int, oneOf, snowflake } from '../../src/bot/custom-id.js';
-import { ExpiredComponentError } from '../../src/bot/errors.js';
+import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentRoute, type Preconditions, type SlashDeclaration } from '../../src/interactions/command.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
+import { ExpiredComponentError } from '../../src/interactions/errors.js';
 import { keyModal } from '../../src/api-key/render.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
-import { KEY_INPUT_ID, keyStatus, removeGuildKey, storeKeyFromModal } from '../../src/api-key/operations.js';
-import { confirmationExpiry } from '../../src/bot/confirmations.js';
+import { keyStatus, removeGuildKey } from '../../src/api-key/operations.js';
+import { KEY_INPUT_ID, storeKeyFromModal } from '../../src/interactions/key-prompt.js';
+import { confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { CHANNEL_TYPES, applyAuditChannel, turnAuditOff } from './audit-channel.js';
 import { setStaleThreshold } from './health.js';
 import { replaceManagerRoles } from './managers.js';
@@ -36,7 +37,7 @@ const SETTINGS = { guildOnly: true, requires: { permission: 'ManageGuild', actio
 const KEY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageKey' } } as const satisfies Preconditions;
 
 async function panelState(ctx: HandlerContext): Promise<PanelState> {
-  const [settings, key] = await Promise.all([ctx.services.settings.get(ctx.guildId()), keyStatus(ctx)]);
+  const [settings, key] = await Promise.all([ctx.services.settings.get(ctx.guildId()), keyStatus(ctx.services, ctx.guildId())]);
   return { key, auditChannelId: settings.auditChannelId, managerRoleIds: settings.managerRoleIds, staleAfterDays: settings.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS };
 }
 
@@ -140,7 +141,7 @@ const removeKeyButton = button({
   ...inPlace,
   id: settingsIds.removeKey,
   async run(_interaction, ctx, { userId }) {
-    const key = await keyStatus(ctx);
+    const key = await keyStatus(ctx.services, ctx.guildId());
     if (!key) return showPanel(ctx, userId);
     const { expires } = confirmationExpiry(ctx);
     const state = { userId, expires: Math.ceil(expires.getTime() / 1000) };
@@ -160,7 +161,7 @@ const removeKeyAnswer = button({
   async run(interaction, ctx, { answer, userId, expires }) {
     if (ctx.now() > expires * 1000) return showPanel(ctx, userId, ctx.t('forms.settings.expired'));
     if (answer === 'no') return showPanel(ctx, userId, ctx.t('forms.settings.done.keyKept'));
-    const removed = await removeGuildKey(interaction, ctx);
+    const removed = await removeGuildKey(ctx.services, ctx.guildId(), ctx.actor(), interaction.locale);
     await showPanel(ctx, userId, removed ? ctx.t('forms.settings.done.keyRemoved') : undefined);
   },
 });

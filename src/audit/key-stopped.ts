@@ -4,11 +4,11 @@
  * key that stops working in turn. Which key was reported is remembered in the guild's settings as
  * a fingerprint (fingerprint.ts), never the key; a guild without an audit channel stores nothing.
  */
-import type { BotServices } from '../bot/context.js';
+import type { BotServices } from '../interactions/context.js';
 import { maskKey } from '../keys/mask.js';
 import { keyFingerprint } from './fingerprint.js';
 
-type KeyNoticeServices = Pick<BotServices, 'keys' | 'settings' | 'audit' | 'logger'>;
+export type KeyNoticeServices = Pick<BotServices, 'keys' | 'settings' | 'audit' | 'logger'>;
 
 /** Called on a 401 to `guildId`'s key. Never throws; resolves once the post is queued (or not needed). */
 export async function noticeRejectedKey(services: KeyNoticeServices, guildId: string, locale?: string): Promise<void> {

@@ -6,7 +6,7 @@
 import { REST, Routes, type APIApplication } from 'discord.js';
 import type { z } from 'zod';
 import { ConfigError, ConfigFields, applicationIdFromToken } from '../config.js';
-import type { AppCommand } from './command.js';
+import type { AppCommand } from '../interactions/command.js';
 
 const DeployConfig = ConfigFields.pick({ DISCORD_TOKEN: true, DISCORD_APPLICATION_ID: true, DISCORD_API_URL: true, DEV_GUILD_ID: true });
 

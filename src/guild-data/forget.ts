@@ -4,7 +4,7 @@
  * holds). Each deletion is idempotent, so running this twice (two processes sweeping the same
  * departures, a retry after a failure) is harmless: no lease is needed.
  */
-import type { PendingStore } from '../bot/pending.js';
+import type { PendingStore } from '../interactions/pending.js';
 import type { SweepStore } from '../health/sweep/store.js';
 import type { KeyStore } from '../keys/store.js';
 import type { GuildSettingsStore } from '../settings/store.js';

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import type { FeedApiClient } from '../api/client.js';
-import type { InteractionRouter } from '../bot/router.js';
+import type { InteractionRouter } from '../interactions/router.js';
 import type { KeyStore } from '../keys/store.js';
 import type { Logger } from '../logger.js';
 import type { GuildDataRetention } from '../guild-data/retention.js';

@@ -10,8 +10,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CacheLookupListener } from '../api/feeds-cache.js';
 import type { ResponseListener } from '../api/response-events.js';
-import type { InteractionListener } from '../bot/interaction-record.js';
-import type { ClaimRecord } from '../bot/claims.js';
+import type { InteractionListener } from '../interactions/interaction-record.js';
+import type { ClaimRecord } from '../interactions/claims.js';
 import type { KeyStoreOperationListener } from '../keys/operations.js';
 import type { GatewaySource } from './gateway.js';
 import type { Listener } from '../observers.js';
@@ -159,7 +159,7 @@ export class BotMetrics {
     registers: [this.registry],
   });
 
-  // Gateway: who answers an interaction that every process holding its shard received (src/bot/claims.ts).
+  // Gateway: who answers an interaction that every process holding its shard received (src/interactions/claims.ts).
   private readonly claims = new Counter({
     name: 'feedbot_interaction_claims_total',
     help: 'Interaction claims by outcome: won (this process answers), lost (another process holding the shard answers), unavailable (the store did not answer in time: this process answers alone).',

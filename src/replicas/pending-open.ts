@@ -5,7 +5,7 @@
  * and new) and the press may be claimed by the process that did not ask the question.
  */
 import type { Logger } from '../logger.js';
-import type { PendingStore } from '../bot/pending.js';
+import type { PendingStore } from '../interactions/pending.js';
 
 interface OpenedPending {
   store: PendingStore;
@@ -18,7 +18,7 @@ export async function openStorePending(databaseUrl: string, logger: Logger): Pro
     const link = await RedisLink.open(databaseUrl, logger.child({ component: 'confirmations' }));
     return { store: new RedisPendingStore(link), close: () => link.close() };
   }
-  const [{ openSqlRunner }, { SqlPendingStore }] = await Promise.all([import('../leases/sql-runner.js'), import('../bot/pending-sql.js')]);
+  const [{ openSqlRunner }, { SqlPendingStore }] = await Promise.all([import('../leases/sql-runner.js'), import('../interactions/pending-sql.js')]);
   const runner = await openSqlRunner(databaseUrl);
   try {
     const store = await SqlPendingStore.open(runner);

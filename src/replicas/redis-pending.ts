@@ -10,7 +10,7 @@
  * answer, the operation fails with a user error saying to try again (nothing was changed); the
  * outage is logged once by the link.
  */
-import { ConfirmationsUnavailableError, type PendingStore } from '../bot/pending.js';
+import { ConfirmationsUnavailableError, type PendingStore } from '../interactions/pending.js';
 import { lua, type RedisLink } from './redis-link.js';
 
 const PUT = lua(`redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1`);

@@ -15,7 +15,7 @@ import { RedisLink } from './redis-link.js';
 import { RedisRateGate } from './redis-rate-gate.js';
 import type { SeenInteractions } from '../http/replay.js';
 import { RedisSeenInteractions } from './redis-seen.js';
-import type { PendingStore } from '../bot/pending.js';
+import type { PendingStore } from '../interactions/pending.js';
 import { RedisPendingStore } from './redis-pending.js';
 
 export class RedisSharedState implements SharedStateBackend {

@@ -7,7 +7,7 @@
 import type { RateGate, SharedGateOptions } from '../api/gate.js';
 import type { FeedsCacheStore } from '../api/feeds-cache.js';
 import type { SeenInteractions } from '../http/replay.js';
-import type { PendingStore } from '../bot/pending.js';
+import type { PendingStore } from '../interactions/pending.js';
 
 export interface SharedCacheOptions {
   /** Wall clock (epoch ms) the entries' lifetime is read on. */

@@ -18,7 +18,7 @@
  *
  * Usage, in a button handler whose message becomes the progress message:
  *
- *   const report = await runBatch(ctx, {
+ *   const report = await runBatch(batchHandler(ctx), {
  *     steps: feeds.map((f) => ({ key: String(f.id), label: `#${f.id}`, run: () => ctx.call((api, auth) => api.deleteFeed(auth, f.id)) })),
  *     render: (p) => ({ embeds: [batchProgressEmbed(ctx.t, p, title, 'bulkDelete.progress')], components: [] }),
  *     deadline: tokenDeadline(interaction),
@@ -27,9 +27,8 @@
  */
 import type { Interaction } from 'discord.js';
 import { BadRequestError, NotFoundError, RateGateRefusalError, RateLimitedError, UnauthorizedError } from '../api/errors.js';
-import { noticeRejectedKey } from '../audit/key-stopped.js';
-import type { HandlerContext } from '../bot/context.js';
-import type { ReplyPayload } from '../bot/responder.js';
+import { noticeRejectedKey, type KeyNoticeServices } from '../audit/key-stopped.js';
+import type { ReplyPayload } from '../interactions/responder.js';
 import type { MessageKey, Vars } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 
@@ -97,7 +96,7 @@ export function defaultClassify(error: unknown): FailureClass {
   return 'stop';
 }
 
-/** What the runner needs from its surroundings; `batchEnvironment(ctx)` builds it from a handler context. */
+/** What the runner needs from its surroundings: a clock, the progress message, a logger. */
 export interface BatchEnvironment {
   now(): number;
   /** Edits the progress message (the first call may be the interaction's answer). */
@@ -132,9 +131,12 @@ export function tokenDeadline(interaction: Pick<Interaction, 'createdTimestamp'>
   return interaction.createdTimestamp + INTERACTION_TOKEN_LIFETIME_MS - marginMs;
 }
 
-/** The environment of a handler: its clock, its responder (the progress message) and its logger. */
-function batchEnvironment(ctx: HandlerContext): BatchEnvironment {
-  return { now: () => ctx.now(), edit: (payload) => ctx.respond.send(payload), logger: ctx.services.logger };
+/** A batch run for one server's interaction: its environment, and the server whose key a 401 stops. */
+export interface BatchHandler extends BatchEnvironment {
+  services: KeyNoticeServices;
+  guildId: string | null;
+  /** The interaction's locale, for the audit post a 401 leads to. */
+  locale?: string;
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -153,13 +155,12 @@ function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
 /** A wait shorter than this after a refusal whose reset is already past: the gate's clock may lag ours. */
 const MIN_WAIT_MS = 250;
 
-/** Runs `steps` for a handler: `runBatch(ctx, …)`. The caller sends the final report itself. */
-export async function runBatch<R>(ctx: HandlerContext, options: BatchOptions<R>): Promise<BatchReport<R>> {
-  const report = await runSteps(batchEnvironment(ctx), options);
+/** Runs `steps` for a server's interaction. The caller sends the final report itself. */
+export async function runBatch<R>(handler: BatchHandler, options: BatchOptions<R>): Promise<BatchReport<R>> {
+  const report = await runSteps(handler, options);
   // A 401 ends the batch here instead of reaching the router, which would tell the audit channel (once per key).
-  const guildId = ctx.interaction.guildId;
-  if (report.stop?.reason === 'error' && report.stop.error instanceof UnauthorizedError && guildId) {
-    await noticeRejectedKey(ctx.services, guildId, ctx.interaction.locale);
+  if (report.stop?.reason === 'error' && report.stop.error instanceof UnauthorizedError && handler.guildId) {
+    await noticeRejectedKey(handler.services, handler.guildId, handler.locale);
   }
   return report;
 }

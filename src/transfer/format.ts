@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind, type FeedListItem } from '@feedbot/feed-api-contract';
-import { UserError } from '../bot/errors.js';
+import { UserError } from '../interactions/errors.js';
 import type { MessageKey, Vars } from '../i18n/index.js';
 import { truncate } from '../render/text.js';
 import { CsvSyntaxError, readCsv, unguardCell, writeCsv } from './csv.js';

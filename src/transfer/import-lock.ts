@@ -5,7 +5,7 @@
  * them. The hold lives in the pending store beside the previews (Redis with REDIS_URL), so a
  * press on another replica sees it too.
  */
-import type { BotServices } from '../bot/context.js';
+import type { BotServices } from '../interactions/context.js';
 import { INTERACTION_TOKEN_LIFETIME_MS } from './batch.js';
 
 interface ImportLock {

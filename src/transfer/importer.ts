@@ -8,8 +8,10 @@
  * not there is the row reported as not created (a re-run of the import creates it then).
  */
 import { ServerError, mayHaveDoneWork } from '../api/errors.js';
-import type { HandlerContext } from '../bot/context.js';
-import { explain } from '../bot/explain.js';
+import type { ApiAuth, FeedApiClient } from '../api/client.js';
+import type { Actor, AuditTrail } from '../audit/events.js';
+import type { Logger } from '../logger.js';
+import { explain } from '../interactions/explain.js';
 import type { Translator } from '../i18n/index.js';
 import type { ImportOutcome } from './render.js';
 import { StepRefusedError, type BatchReport, type BatchStep } from './batch.js';
@@ -26,15 +28,21 @@ function notCreated(error: unknown): StepRefusedError {
   return new StepRefusedError('transfer.reason.notConfirmed', {}, { cause: error });
 }
 
+/** Who imports: the server, the member the audit trail names, and the API with the server's key. */
+export interface Importer {
+  services: { audit: AuditTrail; logger: Logger };
+  guildId: string;
+  actor: Actor;
+  locale?: string;
+  /** One feed API call with the server's key, read at each call (a key removed meanwhile stops the batch). */
+  call<T>(op: (api: FeedApiClient, auth: ApiAuth) => Promise<T>): Promise<T>;
+}
+
 /** One step per row; each created feed is recorded in the audit trail as the actor's. */
-export function importSteps(ctx: HandlerContext, rows: readonly ImportRow[]): BatchStep<ImportedFeed>[] {
-  const guildId = ctx.guildId();
+export function importSteps(importer: Importer, rows: readonly ImportRow[]): BatchStep<ImportedFeed>[] {
+  const { services, guildId, actor, locale } = importer;
   const audit = (id: number, row: ImportRow) =>
-    ctx.services.audit.record(
-      guildId,
-      { kind: 'feedCreated', actor: ctx.actor(), feed: { id, cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos } },
-      ctx.interaction.locale,
-    );
+    services.audit.record(guildId, { kind: 'feedCreated', actor, feed: { id, cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos } }, locale);
   return rows.map((row) => {
     /** Set once a create may have reached the API: from then on the step only looks. */
     let uncertain: unknown;
@@ -44,17 +52,17 @@ export function importSteps(ctx: HandlerContext, rows: readonly ImportRow[]): Ba
       async run() {
         if (uncertain === undefined) {
           try {
-            const created = await ctx.call((api, auth) => api.createFeed(auth, { cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos, filtros: [] }));
+            const created = await importer.call((api, auth) => api.createFeed(auth, { cuenta: row.cuenta, canalId: row.canalId, tipos: row.tipos, filtros: [] }));
             audit(created.id, row);
             return { id: created.id, confirmedByList: false };
           } catch (error) {
             if (!mayHaveDoneWork(error)) throw error;
-            ctx.services.logger.warn({ err: error, row: row.row }, 'import: a create may have reached the API; checking the list before going on');
+            services.logger.warn({ err: error, row: row.row }, 'import: a create may have reached the API; checking the list before going on');
             uncertain = error;
           }
         }
         // A refusal of this list (budget) makes the runner wait and call run() again: it looks again.
-        const list = await ctx.call((api, auth) => api.listFeeds(auth, { fresh: true }));
+        const list = await importer.call((api, auth) => api.listFeeds(auth, { fresh: true }));
         const identity = feedIdentity(row.cuenta, row.canalId);
         const found = list.feeds.find((f) => feedIdentity(f.cuenta, f.canal) === identity);
         if (!found) throw notCreated(uncertain);

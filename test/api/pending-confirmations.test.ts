@@ -1,5 +1,5 @@
 /**
- * Open confirmations (src/bot/pending.ts, commands/feed/confirmations.ts), in memory and shared
+ * Open confirmations (src/interactions/pending.ts, commands/feed/confirmations.ts), in memory and shared
  * through Redis by replicas (src/replicas/redis-pending.ts).
  * The store: a value is taken once whichever replicas ask, a running mark is held by one press,
  * both lapse with their time to live, Redis keys are namespaced.
@@ -12,16 +12,16 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ChannelType } from 'discord.js';
 import type { FeedListItem } from '@feedbot/feed-api-contract';
-import { PendingConfirmations } from '../../src/bot/confirmations.js';
+import { PendingConfirmations } from '../../src/interactions/confirmations.js';
 import { feedSummary } from '../../commands/feed/confirmations.js';
 import { BulkPlanSchema, FeedSummarySchema, ImportPlanSchema } from '../../commands/feed/pending-values.js';
 import type { FeedSummary } from '../../src/audit/events.js';
-import type { HandlerContext } from '../../src/bot/context.js';
-import { explain } from '../../src/bot/explain.js';
-import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
+import type { HandlerContext } from '../../src/interactions/context.js';
+import { explain } from '../../src/interactions/explain.js';
+import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/interactions/pending.js';
 import { lua, RedisLink } from '../../src/replicas/redis-link.js';
 import { RedisPendingStore } from '../../src/replicas/redis-pending.js';
-import { SqlPendingStore } from '../../src/bot/pending-sql.js';
+import { SqlPendingStore } from '../../src/interactions/pending-sql.js';
 import { openSqlRunner } from '../../src/leases/sql-runner.js';
 import { startPostgres, type LocalServer } from '@feedbot/playground';
 import { mkdtempSync, rmSync } from 'node:fs';

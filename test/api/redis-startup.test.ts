@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRedis, type LocalServer } from '@feedbot/playground';
 import { RedisSharedState } from '../../src/replicas/redis-state.js';
-import { ConfirmationsUnavailableError } from '../../src/bot/pending.js';
+import { ConfirmationsUnavailableError } from '../../src/interactions/pending.js';
 import { captureLogger, rejection } from './helpers.js';
 import { redisMissing } from './shared-redis.js';
 

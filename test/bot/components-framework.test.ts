@@ -29,9 +29,9 @@ import {
   roleSelectPress,
   stringSelectPress,
 } from '../helpers/discord.js';
-import { button, channelSelect, modal, roleSelect, stringSelect, type AppCommand, type CommandModule, type ContextMenuModule } from '../../src/bot/command.js';
-import { customId, snowflake } from '../../src/bot/custom-id.js';
-import type { InteractionRecord } from '../../src/bot/interaction-record.js';
+import { button, channelSelect, modal, roleSelect, stringSelect, type AppCommand, type CommandModule, type ContextMenuModule } from '../../src/interactions/command.js';
+import { customId, snowflake } from '../../src/interactions/custom-id.js';
+import type { InteractionRecord } from '../../src/interactions/interaction-record.js';
 import { createCommands } from '../../src/commands.js';
 import { localizeContextMenu } from '../../src/i18n/localize.js';
 

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { MessageFlags } from 'discord.js';
 import { ADMIN_ID, buttonPress, modalSubmit } from '../helpers/discord.js';
 import { botTest, type BotHarness } from '../helpers/bot.js';
-import { button, type CommandModule } from '../../src/bot/command.js';
-import { customId } from '../../src/bot/custom-id.js';
-import { routeTable } from '../../src/bot/routes.js';
+import { button, type CommandModule } from '../../src/interactions/command.js';
+import { customId } from '../../src/interactions/custom-id.js';
+import { routeTable } from '../../src/interactions/routes.js';
 
 const EXPIRED = 'These buttons have expired. Run the command again.';
 

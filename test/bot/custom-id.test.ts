@@ -1,6 +1,6 @@
 /** The custom_id codecs: what every button writes, it reads back; nothing else gets through. */
 import { describe, expect, it } from 'vitest';
-import { customId, int, oneOf, optional, snowflake, withFormerFormat, type CustomIdCodec } from '../../src/bot/custom-id.js';
+import { customId, int, oneOf, optional, snowflake, withFormerFormat, type CustomIdCodec } from '../../src/interactions/custom-id.js';
 import { deleteConfirmId } from '../../commands/feed/delete.js';
 import { listPageId } from '../../commands/feed/list.js';
 import { postsPageId } from '../../commands/feed/posts.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, RateGateRefusalError, RateLimitedError } from '../../src/api/errors.js';
 import { translator } from '../../src/i18n/index.js';
-import { explain } from '../../src/bot/explain.js';
+import { explain } from '../../src/interactions/explain.js';
 
 const t = translator('en');
 const resetAt = new Date(Date.UTC(2026, 10, 21, 12, 0, 30));

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, vi } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
+import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/interactions/pending.js';
 import { GUILD_ID, buttonPress, chatInput } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 import { knowGuild } from './known-guilds.js';

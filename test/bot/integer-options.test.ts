@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationCommandOptionType, MessageFlags, type APIApplicationCommandOption } from 'discord.js';
 import { commands } from '../../src/commands.js';
-import { isSlashCommand } from '../../src/bot/command.js';
+import { isSlashCommand } from '../../src/interactions/command.js';
 import { CHANNEL_ID, chatInput, type OptionValue } from '../helpers/discord.js';
 import { botTest } from '../helpers/bot.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ResponseEvent, ResponseListener } from '../../src/api/response-events.js';
-import { trackUpstream } from '../../src/bot/upstream-scope.js';
+import { trackUpstream } from '../../src/interactions/upstream-scope.js';
 import { createBotHarness, rl } from '../helpers/bot.js';
 import { chatInput } from '../helpers/discord.js';
 

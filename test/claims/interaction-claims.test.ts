@@ -13,7 +13,7 @@ import { chatInput } from '../helpers/discord.js';
 import { createBotHarness, rl, sampleStats, type BotHarness } from '../helpers/bot.js';
 import { SqliteLease } from '../../src/leases/lease-sqlite.js';
 import { MemoryLease, type SlotLease } from '../../src/leases/lease.js';
-import { CLAIM_TTL_MS, leaseClaims, type ClaimRecord } from '../../src/bot/claims.js';
+import { CLAIM_TTL_MS, leaseClaims, type ClaimRecord } from '../../src/interactions/claims.js';
 
 const created = { id: 7, cuenta: 'nasa', canalId: '1300000000000000009', estado: 'activo', creado: '2026-11-21T10:00:00.000Z' };
 const channel = { channel: { id: '1300000000000000009', name: 'space' } };

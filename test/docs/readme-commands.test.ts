@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ApplicationCommandOptionType, Locale, type APIApplicationCommandOption } from 'discord.js';
 import { commands } from '../../src/commands.js';
-import { isSlashCommand } from '../../src/bot/command.js';
+import { isSlashCommand } from '../../src/interactions/command.js';
 
 interface Node {
   name: string;

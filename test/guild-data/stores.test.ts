@@ -10,7 +10,7 @@ import { GuildSettingsStore } from '../../src/settings/store.js';
 import { DepartureStore } from '../../src/guild-data/departures.js';
 import { SweepStore } from '../../src/health/sweep/store.js';
 import { forgetGuild } from '../../src/guild-data/forget.js';
-import { MemoryPendingStore, type PendingStore } from '../../src/bot/pending.js';
+import { MemoryPendingStore, type PendingStore } from '../../src/interactions/pending.js';
 import { RedisSharedState } from '../../src/replicas/redis-state.js';
 import { silentLogger } from '../../src/logger.js';
 import { BACKENDS, describeBackends } from '../keys/backends.js';

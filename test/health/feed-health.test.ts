@@ -8,7 +8,7 @@ import { feedWarnings, warningText, type HealthView } from '../../src/health/fee
 import { filterFeeds, parseAccountFilter, parseStateFilter } from '../../commands/feed/list-filter.js';
 import { stateChoices } from '../../src/health/state-autocomplete.js';
 import { translator } from '../../src/i18n/index.js';
-import { InvalidOptionError } from '../../src/bot/errors.js';
+import { InvalidOptionError } from '../../src/interactions/errors.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 const DAY = 86_400_000;

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { CacheLookup } from '../../src/api/feeds-cache.js';
-import type { InteractionRecord } from '../../src/bot/interaction-record.js';
+import type { InteractionRecord } from '../../src/interactions/interaction-record.js';
 import type { KeyStoreOperation } from '../../src/keys/operations.js';
 import { BotMetrics, instrument } from '../../src/ops/index.js';
 import { createBotHarness, rl, sampleFeeds, sampleStats, type BotHarness, type HarnessOptions } from '../helpers/bot.js';

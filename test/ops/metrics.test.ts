@@ -6,7 +6,7 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { ResponseEvent } from '../../src/api/response-events.js';
-import type { InteractionRecord } from '../../src/bot/interaction-record.js';
+import type { InteractionRecord } from '../../src/interactions/interaction-record.js';
 import { BotMetrics } from '../../src/ops/metrics.js';
 import { LowestInWindow } from '../../src/ops/lowest-in-window.js';
 import { find, parseExposition, prometheusTool, promtoolCheck, sum, type Exposition } from './prom-text.js';

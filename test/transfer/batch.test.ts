@@ -12,7 +12,7 @@ import {
   RateLimitedError,
   UnauthorizedError,
 } from '../../src/api/errors.js';
-import type { ReplyPayload } from '../../src/bot/responder.js';
+import type { ReplyPayload } from '../../src/interactions/responder.js';
 import {
   INTERACTION_TOKEN_LIFETIME_MS,
   StepRefusedError,

@@ -3,7 +3,7 @@
  * when the next is due, as Discord timestamps (each reader sees local time).
  */
 import type { APIEmbedField } from 'discord.js';
-import type { BotServices } from '../../bot/context.js';
+import type { BotServices } from '../../interactions/context.js';
 import type { MessageKey, Translator } from '../../i18n/index.js';
 import type { SweepRecord } from './record.js';
 

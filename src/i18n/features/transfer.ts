@@ -92,7 +92,7 @@ export const en = {
   'bulkDelete.report.gone': 'Already gone ({count})',
   'bulkDelete.report.failed': 'Failed ({count})',
   'bulkDelete.report.notAttempted': 'Not attempted ({count})',
-  // ─── Open confirmations kept for every replica (src/bot/confirmations.ts) ───
+  // ─── Open confirmations kept for every replica (src/interactions/confirmations.ts) ───
   'confirmation.unavailable': "The bot's shared storage did not answer, so this confirmation could not be handled. Nothing was changed: try again in a moment.",
 } as const;
 
@@ -188,6 +188,6 @@ export const es: Record<keyof typeof en, string> = {
   'bulkDelete.report.gone': 'Ya no existían ({count})',
   'bulkDelete.report.failed': 'Fallidos ({count})',
   'bulkDelete.report.notAttempted': 'Sin intentar ({count})',
-  // ─── Confirmaciones abiertas guardadas para todas las réplicas (src/bot/confirmations.ts) ───
+  // ─── Confirmaciones abiertas guardadas para todas las réplicas (src/interactions/confirmations.ts) ───
   'confirmation.unavailable': 'El almacenamiento compartido del bot no respondió, así que no se pudo tramitar esta confirmación. No se cambió nada: inténtalo de nuevo en un momento.',
 };

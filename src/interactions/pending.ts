@@ -6,7 +6,7 @@
  * (src/replicas/redis-pending.ts); one process keeps it in memory (here).
  *
  * Values are JSON text: the store never shares objects with its callers, in memory either, so
- * what a confirmation keeps is plain data in both (src/bot/confirmations.ts checks it on
+ * what a confirmation keeps is plain data in both (src/interactions/confirmations.ts checks it on
  * the way back).
  */
 import { UserError } from './errors.js';
@@ -22,7 +22,7 @@ export interface PendingStore {
   release(key: string, owner: string): Promise<void>;
   /**
    * Drops every value and hold whose key names `guildId` as its second part (`kind:guild:asked`,
-   * src/bot/confirmations.ts): forgetting a server (src/guild-data/forget.ts). Returns how many.
+   * src/interactions/confirmations.ts): forgetting a server (src/guild-data/forget.ts). Returns how many.
    * Optional for stand-ins; both stores of the bot have it.
    */
   forgetGuild?(guildId: string): Promise<number>;

@@ -99,7 +99,7 @@ export class SqlPendingStore implements PendingStore {
   }
 }
 
-/** The guild of a confirmation key (`kind:guild:asked`, src/bot/confirmations.ts). */
+/** The guild of a confirmation key (`kind:guild:asked`, src/interactions/confirmations.ts). */
 function guildOf(key: string): string {
   return key.split(':')[1] ?? '';
 }

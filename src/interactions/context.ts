@@ -6,7 +6,7 @@ import { PermissionFlagsBits, type Interaction } from 'discord.js';
 import type { Dispatcher } from 'undici';
 import type { ApiAuth, FeedApiClient } from '../api/client.js';
 import type { Actor, AuditTrail } from '../audit/events.js';
-import type { ChannelDirectory } from './channel-directory.js';
+import type { ChannelDirectory } from '../bot/channel-directory.js';
 import type { GuildSettingsStore } from '../settings/store.js';
 import type { KeyStore } from '../keys/store.js';
 import { langFor, translator, type Lang, type Translator } from '../i18n/index.js';

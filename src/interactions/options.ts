@@ -4,7 +4,7 @@
 import { ACCOUNT_NAME_PATTERN, CONTENT_KINDS, type ContentKind } from '@feedbot/feed-api-contract';
 import { InvalidOptionError } from './errors.js';
 import { truncate } from '../render/text.js';
-import { accountFromUrl, looksLikeUrl } from './profile-url.js';
+import { accountFromUrl, looksLikeUrl } from '../api/profile-url.js';
 
 /**
  * Accepts `name`, `@name` or a profile URL (`https://www.instagram.com/name`, with or without
