@@ -32,7 +32,7 @@ import { importOutcome, importSteps } from '../../src/transfer/importer.js';
 import { claimServerImport } from '../../src/transfer/import-lock.js';
 import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
 import { PendingConfirmations } from '../../src/interactions/confirmations.js';
-import { ImportPlanSchema } from './pending-values.js';
+import { ImportPlanSchema } from '../../src/transfer/plan-schema.js';
 
 /** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */
 const IMPORT_PREVIEW_TTL_MS = 5 * 60_000;

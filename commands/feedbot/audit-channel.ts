@@ -6,12 +6,11 @@
 import { requireGuildChannel } from '../../src/interactions/chosen.js';
 import { ChannelType, type Client, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import { missingPostPermissions } from '../../src/audit/post-permissions.js';
-import type { SlashDeclaration } from '../../src/interactions/command.js';
+import type { SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { UserError } from '../../src/interactions/errors.js';
 import { localize } from '../../src/i18n/localize.js';
 import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from './render-audit-channel.js';
-import type { FeedbotGroup } from './index.js';
 import { sweepStatusField } from '../../src/health/sweep/status.js';
 
 export const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
@@ -99,4 +98,4 @@ const status: SlashDeclaration = {
   },
 };
 
-export const group: FeedbotGroup = { name: 'audit-channel', build, subcommands: { set, off, status } };
+export const group: SubcommandGroup = { name: 'audit-channel', build, subcommands: { set, off, status } };

@@ -5,7 +5,7 @@
  * digest now (GET /stats and GET /feeds) and shows it only to the caller.
  */
 import type { SlashCommandSubcommandGroupBuilder } from 'discord.js';
-import type { SlashDeclaration } from '../../src/interactions/command.js';
+import type { SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { UserError } from '../../src/interactions/errors.js';
 import type { MessageKey } from '../../src/i18n/index.js';
@@ -14,7 +14,6 @@ import { buildDigest } from '../../src/health/sweep/digest.js';
 import { sweepReports } from '../../src/health/sweep/events.js';
 import { digestEmbed } from '../../src/audit/render-sweep.js';
 import { nextDigestAt } from '../../src/health/sweep/weeks.js';
-import type { FeedbotGroup } from './index.js';
 
 const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
 const DAYS = [0, 1, 2, 3, 4, 5, 6] as const;
@@ -108,4 +107,4 @@ const preview: SlashDeclaration = {
   },
 };
 
-export const group: FeedbotGroup = { name: 'digest', build, subcommands: { set, off, status, preview } };
+export const group: SubcommandGroup = { name: 'digest', build, subcommands: { set, off, status, preview } };

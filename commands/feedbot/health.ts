@@ -4,14 +4,13 @@
  * rest of /feedbot.
  */
 import type { APIEmbed } from 'discord.js';
-import type { Preconditions, SlashDeclaration } from '../../src/interactions/command.js';
+import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { localize } from '../../src/i18n/localize.js';
 import type { Translator } from '../../src/i18n/index.js';
 import { Colors } from '../../src/render/style.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
 import { boundedOption, integerOption, type IntegerOptionSpec } from '../../src/interactions/integer-options.js';
-import type { FeedbotGroup } from './index.js';
 
 const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 
@@ -46,7 +45,7 @@ const threshold: SlashDeclaration = {
   },
 };
 
-export const group: FeedbotGroup = {
+export const group: SubcommandGroup = {
   name: 'health',
   build: (g) =>
     localize(g, { name: 'cmd.feedbot.health.name', description: 'cmd.feedbot.health.description' }).addSubcommand((s) =>

@@ -4,8 +4,8 @@
  * panel (settings.ts). One file per subcommand group;
  * this one assembles the definition and routes `group subcommand` to its declaration.
  */
-import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
-import type { CommandModule, SlashDeclaration } from '../../src/interactions/command.js';
+import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import type { CommandModule, SubcommandGroup } from '../../src/interactions/command.js';
 import { localize } from '../../src/i18n/localize.js';
 import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
@@ -14,14 +14,7 @@ import * as settings from './settings.js';
 import * as digest from './digest.js';
 import * as forget from './forget.js';
 
-/** A subcommand group: its builder and its subcommands' declarations by subcommand name. */
-export interface FeedbotGroup {
-  name: string;
-  build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcommandGroupBuilder;
-  subcommands: Readonly<Record<string, SlashDeclaration>>;
-}
-
-const GROUPS: readonly FeedbotGroup[] = [auditChannel.group, managers.group, health.group, digest.group];
+const GROUPS: readonly SubcommandGroup[] = [auditChannel.group, managers.group, health.group, digest.group];
 
 function definition() {
   const builder = localize(new SlashCommandBuilder().setName('feedbot'), { description: 'cmd.feedbot.description' })

@@ -4,7 +4,7 @@
  * listing them stays with Manage Server, like the API key and the rest of /feedbot.
  */
 import { roleMention, type APIEmbed, type ChatInputCommandInteraction, type MessageMentionOptions, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { Preconditions, SlashDeclaration } from '../../src/interactions/command.js';
+import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { UserError } from '../../src/interactions/errors.js';
 import { requireGuildRoles } from '../../src/interactions/chosen.js';
@@ -12,7 +12,6 @@ import { localize } from '../../src/i18n/localize.js';
 import type { MessageKey } from '../../src/i18n/index.js';
 import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from './render-managers.js';
 import { MAX_MANAGER_ROLES } from '../../src/settings/schema.js';
-import type { FeedbotGroup } from './index.js';
 
 const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 /** The answers show role mentions: they must not ping the role's members. */
@@ -98,7 +97,7 @@ const list: SlashDeclaration = {
   },
 };
 
-export const group: FeedbotGroup = {
+export const group: SubcommandGroup = {
   name: 'managers',
   build: (g) =>
     localize(g, { name: 'cmd.feedbot.managers.name', description: 'cmd.feedbot.managers.description' })

@@ -14,6 +14,7 @@ import {
   type ModalSubmitInteraction,
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   type RESTPostAPIContextMenuApplicationCommandsJSONBody,
+  type SlashCommandSubcommandGroupBuilder,
   RoleSelectMenuInteraction,
   type StringSelectMenuInteraction,
 } from 'discord.js';
@@ -51,6 +52,13 @@ export interface SlashDeclaration extends Preconditions {
   /** `reply` (default), or `modal` when the subcommand always opens a modal. */
   answer?: 'reply' | 'modal';
   run(interaction: ChatInputCommandInteraction, ctx: HandlerContext): Promise<void>;
+}
+
+/** A subcommand group: its builder and its subcommands' declarations by subcommand name (the router looks them up as `group subcommand`). */
+export interface SubcommandGroup {
+  name: string;
+  build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcommandGroupBuilder;
+  subcommands: Readonly<Record<string, SlashDeclaration>>;
 }
 
 /** A button, select or modal whose custom_id `id` writes and reads; `run` gets what the id carries. */
