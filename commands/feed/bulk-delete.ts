@@ -29,7 +29,7 @@ import {
 } from './render-delete.js';
 import { batchProgressEmbed, batchStopLine } from '../../src/transfer/render.js';
 import { StepRefusedError, runBatch, tokenDeadline, type BatchStep, type BatchStop } from '../../src/transfer/batch.js';
-import { batchHandler } from './batch-handler.js';
+import { batchHandler } from '../../src/interactions/batch-handler.js';
 import { PendingConfirmations, confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { expireConfirmation, feedSummary } from './confirmations.js';
 import { BulkPlanSchema } from './pending-values.js';

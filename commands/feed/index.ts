@@ -9,8 +9,8 @@ import { autocomplete } from './autocomplete.js';
 import { createCardFeature } from './card.js';
 import * as create from './create.js';
 import * as del from './delete.js';
-import * as exporting from './export.js';
-import * as importing from './import.js';
+import * as exporting from '../../src/transfer/export-command.js';
+import * as importing from '../../src/transfer/import-command.js';
 import * as list from './list.js';
 import * as posts from './posts.js';
 

@@ -9,10 +9,10 @@ import type { CommandModule, SubcommandGroup } from '../../src/interactions/comm
 import { localize } from '../../src/i18n/localize.js';
 import * as auditChannel from './audit-channel.js';
 import * as managers from './managers.js';
-import * as health from './health.js';
+import * as health from '../../src/health/health-command.js';
 import * as settings from './settings.js';
-import * as digest from './digest.js';
-import * as forget from './forget.js';
+import * as digest from '../../src/health/sweep/digest-command.js';
+import * as forget from '../../src/guild-data/forget-command.js';
 
 const GROUPS: readonly SubcommandGroup[] = [auditChannel.group, managers.group, health.group, digest.group];
 

@@ -16,7 +16,7 @@ import { keyStatus, removeGuildKey } from '../../src/api-key/operations.js';
 import { KEY_INPUT_ID, storeKeyFromModal } from '../../src/interactions/key-prompt.js';
 import { confirmationExpiry } from '../../src/interactions/confirmations.js';
 import { CHANNEL_TYPES, applyAuditChannel, turnAuditOff } from './audit-channel.js';
-import { setStaleThreshold } from './health.js';
+import { setStaleThreshold } from '../../src/health/health-command.js';
 import { replaceManagerRoles } from './managers.js';
 import { panelEmbed, panelRows, removeKeyQuestion, type PanelIds, type PanelState } from './settings-panel.js';
 

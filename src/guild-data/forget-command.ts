@@ -7,14 +7,14 @@
  */
 import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type ButtonInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { z } from 'zod';
-import { button, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
-import type { HandlerContext } from '../../src/interactions/context.js';
-import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
-import type { Translator } from '../../src/i18n/index.js';
-import { localize } from '../../src/i18n/localize.js';
-import type { MessageRow } from '../../src/render/pager.js';
-import { Colors } from '../../src/render/style.js';
-import { PendingConfirmations, confirmationExpiry } from '../../src/interactions/confirmations.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../interactions/command.js';
+import type { HandlerContext } from '../interactions/context.js';
+import { customId, int, oneOf, snowflake } from '../interactions/custom-id.js';
+import type { Translator } from '../i18n/index.js';
+import { localize } from '../i18n/localize.js';
+import type { MessageRow } from '../render/pager.js';
+import { Colors } from '../render/style.js';
+import { PendingConfirmations, confirmationExpiry } from '../interactions/confirmations.js';
 
 const forgetConfirmId = customId('feedbot:forget', {
   answer: oneOf(['yes', 'no']),

@@ -10,12 +10,12 @@
  * waits out spent request budgets.
  */
 import type { ButtonInteraction, SlashCommandSubcommandBuilder } from 'discord.js';
-import { button, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
-import type { HandlerContext } from '../../src/interactions/context.js';
-import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
-import { explain } from '../../src/interactions/explain.js';
-import { UserError } from '../../src/interactions/errors.js';
-import { localize } from '../../src/i18n/localize.js';
+import { button, type ComponentRoute, type SlashDeclaration } from '../interactions/command.js';
+import type { HandlerContext } from '../interactions/context.js';
+import { customId, int, oneOf, snowflake } from '../interactions/custom-id.js';
+import { explain } from '../interactions/explain.js';
+import { UserError } from '../interactions/errors.js';
+import { localize } from '../i18n/localize.js';
 import {
   batchStopLine,
   importCancelledEmbed,
@@ -23,16 +23,16 @@ import {
   importPreview,
   importProgressEmbed,
   importReportEmbed,
-} from '../../src/transfer/render.js';
-import { runBatch, tokenDeadline } from '../../src/transfer/batch.js';
-import { batchHandler, importer } from './batch-handler.js';
-import { downloadImportFile } from '../../src/transfer/download.js';
-import { readImportFile } from '../../src/transfer/format.js';
-import { importOutcome, importSteps } from '../../src/transfer/importer.js';
-import { claimServerImport } from '../../src/transfer/import-lock.js';
-import { planImport, refreshPlan, type ImportPlan } from '../../src/transfer/plan.js';
-import { PendingConfirmations } from '../../src/interactions/confirmations.js';
-import { ImportPlanSchema } from '../../src/transfer/plan-schema.js';
+} from './render.js';
+import { runBatch, tokenDeadline } from './batch.js';
+import { batchHandler } from '../interactions/batch-handler.js';
+import { downloadImportFile } from './download.js';
+import { readImportFile } from './format.js';
+import { importOutcome, importSteps, type Importer } from './importer.js';
+import { claimServerImport } from './import-lock.js';
+import { planImport, refreshPlan, type ImportPlan } from './plan.js';
+import { PendingConfirmations } from '../interactions/confirmations.js';
+import { ImportPlanSchema } from './plan-schema.js';
 
 /** How long a preview can be acted on (tests shorten it with `confirmTtlMs`). */
 const IMPORT_PREVIEW_TTL_MS = 5 * 60_000;
@@ -187,4 +187,9 @@ async function runImport(interaction: ButtonInteraction, ctx: HandlerContext, as
     else ctx.services.logger.info(log, 'import stopped');
   }
   await ctx.respond.send({ embeds: [importReportEmbed(t, { ...outcome, ...(stopLine ? { stopLine } : {}) })], components: [] });
+}
+
+/** Who imports, for the steps: the server, the member the audit trail names, the API with the key. */
+function importer(ctx: HandlerContext): Importer {
+  return { services: ctx.services, guildId: ctx.guildId(), actor: ctx.actor(), locale: ctx.interaction.locale, call: (op) => ctx.call(op) };
 }

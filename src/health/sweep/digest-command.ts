@@ -5,15 +5,15 @@
  * digest now (GET /stats and GET /feeds) and shows it only to the caller.
  */
 import type { SlashCommandSubcommandGroupBuilder } from 'discord.js';
-import type { SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
-import type { HandlerContext } from '../../src/interactions/context.js';
-import { UserError } from '../../src/interactions/errors.js';
-import type { MessageKey } from '../../src/i18n/index.js';
-import { localize, localizedChoice } from '../../src/i18n/localize.js';
-import { buildDigest } from '../../src/health/sweep/digest.js';
-import { sweepReports } from '../../src/health/sweep/events.js';
-import { digestEmbed } from '../../src/audit/render-sweep.js';
-import { nextDigestAt } from '../../src/health/sweep/weeks.js';
+import type { SlashDeclaration, SubcommandGroup } from '../../interactions/command.js';
+import type { HandlerContext } from '../../interactions/context.js';
+import { UserError } from '../../interactions/errors.js';
+import type { MessageKey } from '../../i18n/index.js';
+import { localize, localizedChoice } from '../../i18n/localize.js';
+import { buildDigest } from './digest.js';
+import { sweepReports } from './events.js';
+import { digestEmbed } from '../../audit/render-sweep.js';
+import { nextDigestAt } from './weeks.js';
 
 const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
 const DAYS = [0, 1, 2, 3, 4, 5, 6] as const;

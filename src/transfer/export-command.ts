@@ -3,10 +3,10 @@
  * versioned format /feed import reads, docs/export-format.md) and a CSV twin for spreadsheets.
  */
 import type { SlashCommandSubcommandBuilder } from 'discord.js';
-import type { SlashDeclaration } from '../../src/interactions/command.js';
-import { localize } from '../../src/i18n/localize.js';
-import { exportEmbed } from '../../src/transfer/render.js';
-import { exportDocument, toCsv, toJson } from '../../src/transfer/format.js';
+import type { SlashDeclaration } from '../interactions/command.js';
+import { localize } from '../i18n/localize.js';
+import { exportEmbed } from './render.js';
+import { exportDocument, toCsv, toJson } from './format.js';
 
 export function build(s: SlashCommandSubcommandBuilder): SlashCommandSubcommandBuilder {
   return localize(s.setName('export'), { name: 'cmd.feed.export.name', description: 'cmd.feed.export.description' });

@@ -4,13 +4,13 @@
  * rest of /feedbot.
  */
 import type { APIEmbed } from 'discord.js';
-import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
-import type { HandlerContext } from '../../src/interactions/context.js';
-import { localize } from '../../src/i18n/localize.js';
-import type { Translator } from '../../src/i18n/index.js';
-import { Colors } from '../../src/render/style.js';
-import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../../src/settings/schema.js';
-import { boundedOption, integerOption, type IntegerOptionSpec } from '../../src/interactions/integer-options.js';
+import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../interactions/command.js';
+import type { HandlerContext } from '../interactions/context.js';
+import { localize } from '../i18n/localize.js';
+import type { Translator } from '../i18n/index.js';
+import { Colors } from '../render/style.js';
+import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../settings/schema.js';
+import { boundedOption, integerOption, type IntegerOptionSpec } from '../interactions/integer-options.js';
 
 const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 
