@@ -13,7 +13,7 @@ import type { SlotLease } from './leases/lease.js';
 import { roleDeleted } from './settings/role-watch.js';
 
 /** What the listeners are handed: the bot's services, the lease the processes share, the retention. */
-export type ListenerDeps = Omit<BotServices, 'guildData'> & {
+type ListenerDeps = Omit<BotServices, 'guildData'> & {
   lease: SlotLease;
   guildData: Pick<GuildDataRetention, 'left' | 'back'>;
 };

@@ -15,7 +15,7 @@ import type { GatewayListener } from '../bot/gateway-listeners.js';
 /** Every process holding the shard receives the event: one of them looks the feeds up. */
 const EVENT_LEASE_MS = 15 * 60_000;
 
-export interface ChannelWatchDeps extends DeletedChannelDeps {
+interface ChannelWatchDeps extends DeletedChannelDeps {
   api: FeedApiClient;
   keys: KeyStore;
   /** Shared by the processes (src/leases/); the settings' record of reported channels still decides alone when it is absent or down. */

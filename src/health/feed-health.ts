@@ -50,7 +50,7 @@ function isStale(ultimoPost: string | null, view: HealthView): boolean {
 }
 
 /** What a health view is read from: the guild's settings and channel list, and the clock. */
-export interface HealthSources {
+interface HealthSources {
   settings: Pick<GuildSettingsStore, 'get'>;
   channels: Pick<ChannelDirectory, 'channelIds'>;
   now?: () => number;
