@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { context, diag, propagation, trace } from '@opentelemetry/api';
 import { generateGuilds, makeBotToken, startEmulator } from '@feedbot/discord-emulator';
-import { MemoryLease } from '../../src/leases/lease.js';
+import { MemoryLease } from '../../src/leases/lease-memory.js';
 import { NOOP_TRACER, installTracer, startTracing, tracer, type Tracing } from '../../src/tracing/tracer.js';
 import { BENCH_SECRET, startBenchBot, type BenchBot } from '../lib/bot.js';
 import { REPO_ROOT } from '../lib/child.js';

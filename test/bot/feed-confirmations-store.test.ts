@@ -5,7 +5,8 @@
  */
 import { beforeEach, describe, expect, vi } from 'vitest';
 import { MessageFlags } from 'discord.js';
-import { ConfirmationsUnavailableError, MemoryPendingStore, type PendingStore } from '../../src/interactions/pending.js';
+import { ConfirmationsUnavailableError, type PendingStore } from '../../src/interactions/pending.js';
+import { MemoryPendingStore } from '../../src/interactions/pending-memory.js';
 import { GUILD_ID, buttonPress, chatInput } from '../helpers/discord.js';
 import { botTest, rl, sampleFeeds, type BotHarness } from '../helpers/bot.js';
 import { knowGuild } from './known-guilds.js';

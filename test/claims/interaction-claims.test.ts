@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chatInput } from '../helpers/discord.js';
 import { createBotHarness, rl, sampleStats, type BotHarness } from '../helpers/bot.js';
 import { SqliteLease } from '../../src/leases/lease-sqlite.js';
-import { MemoryLease, type SlotLease } from '../../src/leases/lease.js';
+import type { SlotLease } from '../../src/leases/lease.js';
+import { MemoryLease } from '../../src/leases/lease-memory.js';
 import { CLAIM_TTL_MS, leaseClaims, type ClaimRecord } from '../../src/interactions/claims.js';
 
 const created = { id: 7, cuenta: 'nasa', canalId: '1300000000000000009', estado: 'activo', creado: '2026-11-21T10:00:00.000Z' };

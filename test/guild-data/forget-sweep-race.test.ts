@@ -12,7 +12,7 @@ import { sweepGuild, type SweepDeps } from '../../src/health/sweep/sweep.js';
 import { GuildDataRetention } from '../../src/guild-data/retention.js';
 import type { GuildDataServices } from '../../src/guild-data/forget.js';
 import { DepartureStore } from '../../src/guild-data/departures.js';
-import { MemoryPendingStore } from '../../src/interactions/pending.js';
+import { MemoryPendingStore } from '../../src/interactions/pending-memory.js';
 import { KeyStore } from '../../src/keys/store.js';
 import { GuildSettingsStore } from '../../src/settings/store.js';
 import { SECRET, createBotHarness, rl, type BotHarness } from '../helpers/bot.js';

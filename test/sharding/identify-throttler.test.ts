@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IdentifyThrottler } from '../../src/bot/identify-throttler.js';
-import { MemoryLease, type SlotLease } from '../../src/leases/lease.js';
+import type { SlotLease } from '../../src/leases/lease.js';
+import { MemoryLease } from '../../src/leases/lease-memory.js';
 
 describe('IdentifyThrottler', () => {
   it('spaces the shards of one bucket and lets other buckets identify at once', async () => {

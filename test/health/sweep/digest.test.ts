@@ -9,7 +9,7 @@ import { Observers } from '../../../src/observers.js';
 import type { SweepReport } from '../../../src/health/sweep/events.js';
 import { SweepStore } from '../../../src/health/sweep/store.js';
 import { postDueDigest, type DigestDeps } from '../../../src/health/sweep/digest.js';
-import { MemoryLease } from '../../../src/leases/lease.js';
+import { MemoryLease } from '../../../src/leases/lease-memory.js';
 import { SqliteLease } from '../../../src/leases/lease-sqlite.js';
 import { dueDigest, isoWeek, nextDigestAt } from '../../../src/health/sweep/weeks.js';
 import { countingWeeklyChanges } from '../../../src/health/sweep/weekly-counts.js';

@@ -15,7 +15,7 @@ import { SweepRecordSchema } from '../../../src/health/sweep/record.js';
 import { sweepGuild, type SweepDeps } from '../../../src/health/sweep/sweep.js';
 import { SweepScheduler } from '../../../src/health/sweep/scheduler.js';
 import { slotOffset } from '../../../src/health/sweep/slots.js';
-import { MemoryLease } from '../../../src/leases/lease.js';
+import { MemoryLease } from '../../../src/leases/lease-memory.js';
 import { API_BASE, createBotHarness, rl, type BotHarness } from '../../helpers/bot.js';
 import { GUILD_ID } from '../../helpers/discord.js';
 import { AUDIT_CHANNEL_ID, answerRest, auditPosts, loadIntoCache, type AuditPostBody, type World } from '../../audit/discord-world.js';
