@@ -27,7 +27,8 @@ export const CLAIM_TTL_MS = 15 * 60_000;
 const CLAIM_TIMEOUT_MS = 1_000;
 
 /** `won`: this process answers; `lost`: another one does; `unavailable`: the store did not answer, this process answers. */
-type ClaimOutcome = 'won' | 'lost' | 'unavailable';
+export const CLAIM_OUTCOMES = ['won', 'lost', 'unavailable'] as const;
+type ClaimOutcome = (typeof CLAIM_OUTCOMES)[number];
 
 export interface ClaimRecord {
   interactionId: string;

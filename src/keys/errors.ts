@@ -26,15 +26,17 @@ export class KeyRecordError extends Error {
   }
 }
 
-export type KeyStoreErrorCode =
+export const KEY_STORE_ERROR_CODES = [
   /** A record exists but could not be decrypted or validated; `reason` says why. */
-  | 'unreadable'
+  'unreadable',
   /** The StoredKey or guild id passed in did not validate. */
-  | 'invalid_input'
+  'invalid_input',
   /** SQLite failed or did not confirm a write. */
-  | 'storage'
+  'storage',
   /** The store was used after close(). */
-  | 'closed';
+  'closed',
+] as const;
+export type KeyStoreErrorCode = (typeof KEY_STORE_ERROR_CODES)[number];
 
 export class KeyStoreError extends Error {
   override readonly name = 'KeyStoreError';

@@ -4,15 +4,18 @@
  * them. Reports never carry a guild id, a key or a secret.
  */
 import { Observers, type Listener } from '../observers.js';
-import { KeyStoreError, type KeyStoreErrorCode } from './errors.js';
+import { KEY_STORE_ERROR_CODES, KeyStoreError } from './errors.js';
 import { NOOP_SPAN, tracer, type TraceSpan } from '../tracing/tracer.js';
 
-type KeyStoreOp = 'get' | 'set' | 'delete' | 'audit' | 'ping';
+export const KEY_STORE_OPS = ['get', 'set', 'delete', 'audit', 'ping'] as const;
+type KeyStoreOp = (typeof KEY_STORE_OPS)[number];
+/** Every outcome an operation is reported with: `ok`, an error code, or `error`. */
+export const KEY_STORE_OUTCOMES = ['ok', ...KEY_STORE_ERROR_CODES, 'error'] as const;
 
 export interface KeyStoreOperation {
   op: KeyStoreOp;
   /** `ok`, the KeyStoreError code, or `error` for anything else thrown. */
-  outcome: 'ok' | KeyStoreErrorCode | 'error';
+  outcome: (typeof KEY_STORE_OUTCOMES)[number];
   durationMs: number;
 }
 

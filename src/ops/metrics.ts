@@ -11,12 +11,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { CacheLookupListener } from '../api/feeds-cache.js';
 import type { ResponseListener } from '../api/response-events.js';
 import type { InteractionListener } from '../interactions/interaction-record.js';
-import type { ClaimRecord } from '../interactions/claims.js';
-import type { KeyStoreOperationListener } from '../keys/operations.js';
+import { CLAIM_OUTCOMES, type ClaimRecord } from '../interactions/claims.js';
+import { KEY_STORE_OPS, KEY_STORE_OUTCOMES, type KeyStoreOperationListener } from '../keys/operations.js';
+import { SWEEP_RESULTS } from '../health/sweep/record.js';
 import type { GatewaySource } from './gateway.js';
 import type { Listener } from '../observers.js';
 import type { HttpInteractionRequest } from '../http/interactions-server.js';
 import type { GuildForgotten } from '../guild-data/retention.js';
+import { zeroed } from './zeroed.js';
 
 type HttpRequestListener = Listener<HttpInteractionRequest>;
 type GuildForgottenListener = Listener<GuildForgotten>;
@@ -211,6 +213,11 @@ export class BotMetrics {
   constructor(opts: MetricsOptions = {}) {
     this.lowestBudget = new LowestInWindow(BUDGET_WINDOW_MS, opts.now ?? Date.now);
     if (opts.defaultMetrics ?? true) collectProcessMetrics(this.registry);
+    // The outcomes the alert rules count one by one start at 0, so their first event is seen.
+    zeroed(this.storeOps, KEY_STORE_OPS.flatMap((op) => KEY_STORE_OUTCOMES.map((outcome) => ({ op, outcome }))));
+    zeroed(this.claims, CLAIM_OUTCOMES.map((outcome) => ({ outcome })));
+    zeroed(this.healthSweeps, SWEEP_RESULTS.map((result) => ({ result })));
+    zeroed(this.guildsForgotten, [{ reason: 'removed' }, { reason: 'command' }]);
     // prom-client calls collect() with the gauge as `this`; these read the bot's state.
     const lowestBudget = () => this.lowestBudget.lowest();
     const inFlight = () => this.inFlight?.() ?? 0;

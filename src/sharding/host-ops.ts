@@ -6,6 +6,7 @@
  */
 import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../ops/metrics.js';
+import { zeroed } from '../ops/zeroed.js';
 import type { Readiness } from '../ops/readiness.js';
 import { askShard, MetricJsonSchema, ReadinessSchema, type ShardChannel } from './ipc.js';
 
@@ -54,6 +55,7 @@ export class HostOps {
       labelNames: ['shard'],
       registers: [this.registry],
     });
+    zeroed(this.restarts, sources.ids.map((id) => ({ shard: String(id) })));
   }
 
   countRestart(id: number): void {

@@ -65,8 +65,10 @@ const FAMILIES: Record<string, [type: string, labels: string[]]> = {
   feedbot_gateway_shard_status: ['gauge', ['shard']],
   feedbot_gateway_heartbeat_seconds: ['gauge', ['shard']],
   feedbot_guilds_forgotten_total: ['counter', ['reason']],
-  // Unlabelled, so exposed at 0 from the start (the sweeps' labelled counters appear with their first sample).
+  // Unlabelled, or with known label values (zeroed), so exposed at 0 from the start; the sweeps'
+  // changes and audit posts, by kind, appear with their first sample.
   feedbot_digests_posted_total: ['counter', []],
+  feedbot_health_sweeps_total: ['counter', ['result']],
   feedbot_http_interaction_requests_total: ['counter', ['outcome']],
   feedbot_interaction_claims_total: ['counter', ['outcome']],
   feedbot_interaction_claim_seconds: ['histogram', []],
@@ -102,6 +104,27 @@ function busyMetrics(now: () => number = Date.now): BotMetrics {
 }
 
 describe('the metrics registry', () => {
+  it('starts the outcomes the alert rules count one by one at 0, so increase() sees their first event', async () => {
+    const { e } = await scrape(new BotMetrics({ defaultMetrics: false }));
+    const at = (name: string, labels: Record<string, string>) => find(e, name).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    for (const op of ['get', 'set', 'delete', 'audit', 'ping'])
+      for (const outcome of ['ok', 'unreadable', 'invalid_input', 'storage', 'closed', 'error'])
+        expect(at('feedbot_key_store_operations_total', { op, outcome }).map((s) => s.value), `${op} ${outcome}`).toEqual([0]);
+    expect(find(e, 'feedbot_interaction_claims_total').map((s) => [s.labels.outcome, s.value])).toEqual([
+      ['won', 0],
+      ['lost', 0],
+      ['unavailable', 0],
+    ]);
+    expect(find(e, 'feedbot_health_sweeps_total').map((s) => s.labels.result)).toEqual(['ok', 'unauthorized', 'forbidden', 'error', 'deferred', 'no_audit_channel', 'no_key', 'claimed_elsewhere']);
+    expect(find(e, 'feedbot_guilds_forgotten_total').map((s) => [s.labels.reason, s.value])).toEqual([
+      ['removed', 0],
+      ['command', 0],
+    ]);
+    // Open-ended labels (routes, statuses, commands) still appear with their first increment.
+    expect(find(e, 'feedbot_api_requests_total')).toEqual([]);
+    expect(find(e, 'feedbot_interactions_total')).toEqual([]);
+  });
+
   it('exposes every feedbot metric with its type and only its declared labels', async () => {
     const { e } = await scrape(busyMetrics());
     for (const [name, [type]] of Object.entries(FAMILIES)) expect(e.types.get(name), name).toBe(type);

@@ -52,6 +52,8 @@ describe('HostOps', () => {
     expect(body).toMatch(/feedbot_interactions_total\{kind="command",command="stats",subcommand="-",outcome="ok",shard_process="1"\} 2/);
     expect(body).toMatch(/feedbot_shard_process_up\{shard="0",shard_process="manager"\} 1/);
     expect(body).toMatch(/feedbot_shard_process_restarts_total\{shard="1",shard_process="manager"\} 1/);
+    // A shard never restarted is at 0, not absent: an alert's increase() sees its first restart.
+    expect(body).toMatch(/feedbot_shard_process_restarts_total\{shard="0",shard_process="manager"\} 0/);
     expect(body).toMatch(/process_resident_memory_bytes\{shard_process="manager"\}/);
     // One HELP line per metric: the exposition stays valid with several processes.
     expect(body.match(/^# HELP feedbot_interactions_total /gm)).toHaveLength(1);

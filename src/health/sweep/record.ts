@@ -11,7 +11,7 @@ export const SWEEP_NAMESPACE = 'feedbot-sweeps';
 const KEY_STATES = ['ok', 'unauthorized', 'forbidden'] as const;
 export type KeyState = (typeof KEY_STATES)[number];
 
-const SWEEP_RESULTS = ['ok', 'unauthorized', 'forbidden', 'error', 'deferred', 'no_audit_channel', 'no_key', 'claimed_elsewhere'] as const;
+export const SWEEP_RESULTS = ['ok', 'unauthorized', 'forbidden', 'error', 'deferred', 'no_audit_channel', 'no_key', 'claimed_elsewhere'] as const;
 export type SweepResult = (typeof SWEEP_RESULTS)[number];
 
 /** One feed, reduced to what a change is reported for. */
