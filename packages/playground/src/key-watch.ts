@@ -50,12 +50,19 @@ export function keyStateOf(embeds: APIEmbed[]): KeyState {
 }
 
 /**
- * Whether `snapshot` may change the server's key: `/apikey remove`, and any button, select or
- * form of /apikey or /feedbot (the key form, forget's confirmation, the settings panel's key
- * buttons). `/apikey set` only opens the form and `/feedbot forget` only asks.
+ * The custom_ids whose answer may have changed the key (`<command>:<action>:…`): /apikey set's
+ * form, the settings panel's key form and its "remove the key?" answer, forget's confirmation.
+ * The buttons that only open a form or ask (Set key, Remove key) and the panel's other settings
+ * change nothing the banner shows.
+ */
+const KEY_CHANGING_ACTIONS = /^(apikey:set|feedbot:(set-key-form|set-unkey-answer|forget))(:|$)/;
+
+/**
+ * Whether `snapshot` may change the server's key: `/apikey remove`, and the forms and
+ * confirmations above. `/apikey set` only opens the form and `/feedbot forget` only asks.
  */
 export function mayChangeKey(snapshot: InteractionSnapshot, subcommand: string | undefined): boolean {
-  if (snapshot.customId !== undefined) return /^(apikey|feedbot):/.test(snapshot.customId);
+  if (snapshot.customId !== undefined) return KEY_CHANGING_ACTIONS.test(snapshot.customId);
   return snapshot.commandName === 'apikey' && subcommand === 'remove';
 }
 

@@ -18,7 +18,7 @@ describe('the demo server key as the bot tells it', () => {
     expect(keyStateOf([])).toBe('unknown');
   });
 
-  it('asks again after /apikey remove and the key, forget and settings components, not after other commands', () => {
+  it('asks again after /apikey remove, the key forms, the remove answer and forget, not after other commands or settings', () => {
     expect(mayChangeKey(snapshot({ commandName: 'apikey' }), 'remove')).toBe(true);
     expect(mayChangeKey(snapshot({ customId: 'apikey:set' }), undefined)).toBe(true);
     expect(mayChangeKey(snapshot({ customId: 'feedbot:forget:yes:1400000000000000001:1900000000:1300000000000000001' }), undefined)).toBe(true);
@@ -26,6 +26,10 @@ describe('the demo server key as the bot tells it', () => {
     expect(mayChangeKey(snapshot({ commandName: 'apikey' }), 'status')).toBe(false);
     expect(mayChangeKey(snapshot({ commandName: 'feedbot' }), 'forget')).toBe(false);
     expect(mayChangeKey(snapshot({ customId: 'feed:delete:yes' }), undefined)).toBe(false);
+    // The settings panel's other components, and the buttons that only open the key form or ask.
+    expect(mayChangeKey(snapshot({ customId: 'feedbot:set-key-form' }), undefined)).toBe(true);
+    for (const customId of ['feedbot:set-audit:1', 'feedbot:set-roles:1', 'feedbot:set-days:1', 'feedbot:set-key:1', 'feedbot:set-unkey:1', 'feedbot:set-audit-off:1'])
+      expect(mayChangeKey(snapshot({ customId }), undefined), customId).toBe(false);
   });
 
   it('says what the key’s state is in the banner, and how to set one when it is gone', () => {
