@@ -7,7 +7,8 @@
  * as "ownership not verified" and says so (src/api-key/ownership.ts).
  */
 import { InteractionContextType, PermissionFlagsBits, SlashCommandBuilder, type ModalSubmitInteraction } from 'discord.js';
-import { modal, type CommandModule, type Preconditions, type SlashDeclaration } from '../src/interactions/command.js';
+import { modal, type CommandModule, type SlashDeclaration } from '../src/interactions/command.js';
+import { MANAGES_KEY } from '../src/interactions/preconditions.js';
 import type { HandlerContext } from '../src/interactions/context.js';
 import { customId } from '../src/interactions/custom-id.js';
 import { localize } from '../src/i18n/localize.js';
@@ -18,9 +19,6 @@ import { noticeEmbed } from '../src/render/notice.js';
 
 export const keyModalId = customId('apikey:set', {});
 
-/** Everything here is for admins, in a server, and private. */
-const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageKey' } } as const satisfies Preconditions;
-
 const data = localize(new SlashCommandBuilder().setName('apikey'), { name: 'cmd.apikey.name', description: 'cmd.apikey.description' })
   .setContexts(InteractionContextType.Guild)
   .setDefaultMemberPermissions(PermissionFlagsBits.ManageGuild)
@@ -29,7 +27,7 @@ const data = localize(new SlashCommandBuilder().setName('apikey'), { name: 'cmd.
   .addSubcommand((s) => localize(s.setName('remove'), { name: 'cmd.apikey.remove.name', description: 'cmd.apikey.remove.description' }));
 
 const set: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_KEY,
   ephemeral: true,
   run: (_interaction, ctx) => ctx.respond.showModal(keyModal(ctx.t, { modal: keyModalId.encode({}), input: KEY_INPUT_ID })),
 };
@@ -40,7 +38,7 @@ async function saveKey(interaction: ModalSubmitInteraction, ctx: HandlerContext)
 }
 
 const status: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_KEY,
   ephemeral: true,
   async run(_interaction, ctx) {
     const key = await keyStatus(ctx.services, ctx.guildId());
@@ -53,7 +51,7 @@ const status: SlashDeclaration = {
 };
 
 const remove: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_KEY,
   ephemeral: true,
   async run(interaction, ctx) {
     const removed = await removeGuildKey(ctx.services, ctx.guildId(), ctx.actor(), interaction.locale);
@@ -64,5 +62,5 @@ const remove: SlashDeclaration = {
 export const apikeyCommand: CommandModule = {
   data,
   subcommands: { set, status, remove },
-  modals: [modal({ ...ADMIN_ONLY, id: keyModalId, answer: 'reply', ephemeral: true, run: saveKey })],
+  modals: [modal({ ...MANAGES_KEY, id: keyModalId, answer: 'reply', ephemeral: true, run: saveKey })],
 };

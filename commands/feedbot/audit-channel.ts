@@ -7,6 +7,7 @@ import { requireGuildChannel } from '../../src/interactions/chosen.js';
 import { ChannelType, type Client, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import { missingPostPermissions } from '../../src/audit/post-permissions.js';
 import type { SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
+import { MANAGES_SETTINGS } from '../../src/interactions/preconditions.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { UserError } from '../../src/interactions/errors.js';
 import { localize } from '../../src/i18n/localize.js';
@@ -14,9 +15,6 @@ import { auditOffEmbed, auditSetEmbed, auditStatusEmbed, permissionList } from '
 import { sweepStatusField } from '../../src/health/sweep/status.js';
 
 export const CHANNEL_TYPES = [ChannelType.GuildText, ChannelType.GuildAnnouncement] as const;
-
-/** Settings are for Manage Server only (feed-manager roles do not extend to them), answered privately. */
-const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
 
 function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcommandGroupBuilder {
   return localize(group, { name: 'cmd.feedbot.audit.name', description: 'cmd.feedbot.audit.description' })
@@ -63,7 +61,8 @@ export async function turnAuditOff(ctx: HandlerContext): Promise<string | undefi
 }
 
 const set: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(interaction, ctx) {
     const channel = interaction.options.getChannel('canal', true, [...CHANNEL_TYPES]);
     await applyAuditChannel(ctx, interaction.client, channel.id, interaction.locale);
@@ -72,7 +71,8 @@ const set: SlashDeclaration = {
 };
 
 const off: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(_interaction, ctx) {
     const was = await turnAuditOff(ctx);
     await ctx.respond.send({ embeds: [auditOffEmbed(ctx.t, was)] });
@@ -80,7 +80,8 @@ const off: SlashDeclaration = {
 };
 
 const status: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(_interaction, ctx) {
     const guildId = ctx.guildId();
     const settings = await ctx.services.settings.get(guildId);

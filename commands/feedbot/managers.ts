@@ -4,7 +4,8 @@
  * listing them stays with Manage Server, like the API key and the rest of /feedbot.
  */
 import { roleMention, type APIEmbed, type ChatInputCommandInteraction, type MessageMentionOptions, type SlashCommandSubcommandBuilder } from 'discord.js';
-import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
+import type { SlashDeclaration, SubcommandGroup } from '../../src/interactions/command.js';
+import { MANAGES_SETTINGS } from '../../src/interactions/preconditions.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { UserError } from '../../src/interactions/errors.js';
 import { requireGuildRoles } from '../../src/interactions/chosen.js';
@@ -13,7 +14,6 @@ import type { MessageKey } from '../../src/i18n/index.js';
 import { managerAddedEmbed, managerRemovedEmbed, managersListEmbed } from './render-managers.js';
 import { MAX_MANAGER_ROLES } from '../../src/settings/schema.js';
 
-const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 /** The answers show role mentions: they must not ping the role's members. */
 const NO_PINGS: MessageMentionOptions = { parse: [] };
 
@@ -58,7 +58,7 @@ async function answer(ctx: HandlerContext, embed: APIEmbed): Promise<void> {
 }
 
 const add: SlashDeclaration = {
-  ...SETTINGS_ONLY,
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   async run(interaction, ctx) {
     const guildId = ctx.guildId();
@@ -75,7 +75,7 @@ const add: SlashDeclaration = {
 };
 
 const remove: SlashDeclaration = {
-  ...SETTINGS_ONLY,
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   async run(interaction, ctx) {
     const guildId = ctx.guildId();
@@ -89,7 +89,7 @@ const remove: SlashDeclaration = {
 };
 
 const list: SlashDeclaration = {
-  ...SETTINGS_ONLY,
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   async run(_interaction, ctx) {
     const { managerRoleIds } = await ctx.services.settings.get(ctx.guildId());

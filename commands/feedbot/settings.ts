@@ -6,7 +6,8 @@
  * apart and leaves the panel as it was.
  */
 import type { AnySelectMenuInteraction, ButtonInteraction, ModalSubmitInteraction } from 'discord.js';
-import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentRoute, type Preconditions, type SlashDeclaration } from '../../src/interactions/command.js';
+import { button, channelSelect, modal, roleSelect, stringSelect, type ComponentRoute, type SlashDeclaration } from '../../src/interactions/command.js';
+import { MANAGES_KEY, MANAGES_SETTINGS } from '../../src/interactions/preconditions.js';
 import type { HandlerContext } from '../../src/interactions/context.js';
 import { customId, int, oneOf, snowflake } from '../../src/interactions/custom-id.js';
 import { ExpiredComponentError } from '../../src/interactions/errors.js';
@@ -33,9 +34,6 @@ const settingsIds = {
   removeKeyAnswer: customId('feedbot:set-unkey-answer', { answer: oneOf(['yes', 'no']), userId: snowflake, expires: int({ min: 1 }) }),
 };
 
-const SETTINGS = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
-const KEY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageKey' } } as const satisfies Preconditions;
-
 async function panelState(ctx: HandlerContext): Promise<PanelState> {
   const [settings, key] = await Promise.all([ctx.services.settings.get(ctx.guildId()), keyStatus(ctx.services, ctx.guildId())]);
   return { key, auditChannelId: settings.auditChannelId, managerRoleIds: settings.managerRoleIds, staleAfterDays: settings.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS };
@@ -60,7 +58,7 @@ async function showPanel(ctx: HandlerContext, userId: string, notice?: string): 
 }
 
 export const subcommand: SlashDeclaration = {
-  ...SETTINGS,
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   run: (interaction, ctx) => showPanel(ctx, interaction.user.id),
 };
@@ -68,7 +66,7 @@ export const subcommand: SlashDeclaration = {
 const inPlace = { answer: 'update', ephemeral: true, invokerOnly: true } as const;
 
 const auditSelect = channelSelect({
-  ...SETTINGS,
+  ...MANAGES_SETTINGS,
   ...inPlace,
   id: settingsIds.audit,
   async run(interaction, ctx, { userId }) {
@@ -80,7 +78,7 @@ const auditSelect = channelSelect({
 });
 
 const rolesSelect = roleSelect({
-  ...SETTINGS,
+  ...MANAGES_SETTINGS,
   ...inPlace,
   id: settingsIds.roles,
   async run(interaction, ctx, { userId }) {
@@ -93,7 +91,7 @@ const rolesSelect = roleSelect({
 });
 
 const thresholdSelect = stringSelect({
-  ...SETTINGS,
+  ...MANAGES_SETTINGS,
   ...inPlace,
   id: settingsIds.threshold,
   async run(interaction, ctx, { userId }) {
@@ -106,7 +104,7 @@ const thresholdSelect = stringSelect({
 });
 
 const auditOffButton = button({
-  ...SETTINGS,
+  ...MANAGES_SETTINGS,
   ...inPlace,
   id: settingsIds.auditOff,
   async run(_interaction, ctx, { userId }) {
@@ -117,7 +115,7 @@ const auditOffButton = button({
 
 /** Opens /apikey set's form, under the panel's id so that its submit redraws the panel. */
 const setKeyButton = button({
-  ...KEY,
+  ...MANAGES_KEY,
   id: settingsIds.setKey,
   answer: 'modal',
   ephemeral: true,
@@ -126,7 +124,7 @@ const setKeyButton = button({
 });
 
 const keyForm = modal({
-  ...KEY,
+  ...MANAGES_KEY,
   ...inPlace,
   id: settingsIds.keyForm,
   async run(interaction: ModalSubmitInteraction, ctx, { userId }) {
@@ -137,7 +135,7 @@ const keyForm = modal({
 
 /** Asks first, in place of the panel: Remove / Cancel, valid for the confirmations' time. */
 const removeKeyButton = button({
-  ...KEY,
+  ...MANAGES_KEY,
   ...inPlace,
   id: settingsIds.removeKey,
   async run(_interaction, ctx, { userId }) {
@@ -155,7 +153,7 @@ const removeKeyButton = button({
 });
 
 const removeKeyAnswer = button({
-  ...KEY,
+  ...MANAGES_KEY,
   ...inPlace,
   id: settingsIds.removeKeyAnswer,
   async run(interaction, ctx, { answer, userId, expires }) {

@@ -8,6 +8,7 @@
 import { ButtonStyle, ComponentType, TimestampStyles, time, type APIEmbed, type ButtonInteraction, type SlashCommandSubcommandBuilder } from 'discord.js';
 import { z } from 'zod';
 import { button, type ComponentRoute, type SlashDeclaration } from '../interactions/command.js';
+import { MANAGES_SETTINGS } from '../interactions/preconditions.js';
 import type { HandlerContext } from '../interactions/context.js';
 import { customId, int, oneOf, snowflake } from '../interactions/custom-id.js';
 import type { Translator } from '../i18n/index.js';
@@ -52,8 +53,7 @@ function question(t: Translator, expires: Date, ids: { confirm: string; cancel: 
 }
 
 export const subcommand: SlashDeclaration = {
-  guildOnly: true,
-  requires: { permission: 'ManageGuild', action: 'manageSettings' },
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   async run(interaction, ctx) {
     const { ttl, expires } = confirmationExpiry(ctx);

@@ -4,15 +4,14 @@
  * rest of /feedbot.
  */
 import type { APIEmbed } from 'discord.js';
-import type { Preconditions, SlashDeclaration, SubcommandGroup } from '../interactions/command.js';
+import type { SlashDeclaration, SubcommandGroup } from '../interactions/command.js';
+import { MANAGES_SETTINGS } from '../interactions/preconditions.js';
 import type { HandlerContext } from '../interactions/context.js';
 import { localize } from '../i18n/localize.js';
 import type { Translator } from '../i18n/index.js';
 import { Colors } from '../render/style.js';
 import { DEFAULT_STALE_AFTER_DAYS, MAX_STALE_AFTER_DAYS } from '../settings/schema.js';
 import { boundedOption, integerOption, type IntegerOptionSpec } from '../interactions/integer-options.js';
-
-const SETTINGS_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' } } as const satisfies Preconditions;
 
 const STALE_DAYS: IntegerOptionSpec = { name: 'dias', label: 'opt.dias.name', min: 1, max: MAX_STALE_AFTER_DAYS };
 
@@ -26,7 +25,7 @@ export async function setStaleThreshold(ctx: HandlerContext, days: number): Prom
 }
 
 const threshold: SlashDeclaration = {
-  ...SETTINGS_ONLY,
+  ...MANAGES_SETTINGS,
   ephemeral: true,
   async run(interaction, ctx) {
     const guildId = ctx.guildId();

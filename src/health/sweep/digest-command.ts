@@ -4,8 +4,9 @@
  * back as a Discord timestamp, so each reader sees it in local time; `preview` builds this week's
  * digest now (GET /stats and GET /feeds) and shows it only to the caller.
  */
-import type { SlashCommandSubcommandGroupBuilder } from 'discord.js';
+import { TimestampStyles, time, type SlashCommandSubcommandGroupBuilder } from 'discord.js';
 import type { SlashDeclaration, SubcommandGroup } from '../../interactions/command.js';
+import { MANAGES_SETTINGS } from '../../interactions/preconditions.js';
 import type { HandlerContext } from '../../interactions/context.js';
 import { UserError } from '../../interactions/errors.js';
 import type { MessageKey } from '../../i18n/index.js';
@@ -15,7 +16,6 @@ import { sweepReports } from './events.js';
 import { digestEmbed } from '../../audit/render-sweep.js';
 import { nextDigestAt } from './weeks.js';
 
-const ADMIN_ONLY = { guildOnly: true, requires: { permission: 'ManageGuild', action: 'manageSettings' }, ephemeral: true } as const satisfies Omit<SlashDeclaration, 'run'>;
 const DAYS = [0, 1, 2, 3, 4, 5, 6] as const;
 const dayKey = (day: number) => `digest.day.${day}` as MessageKey;
 
@@ -41,14 +41,15 @@ function sweeps(ctx: HandlerContext) {
   return running;
 }
 
-/** `<t:…:F>` and `<t:…:R>` of the next digest. */
+/** The next digest as Discord timestamps: relative (`next`) and full date and time (`at`). */
 function when(at: number): { next: string; at: string } {
-  const s = Math.floor(at / 1000);
-  return { next: `<t:${s}:R>`, at: `<t:${s}:F>` };
+  const date = new Date(at);
+  return { next: time(date, TimestampStyles.RelativeTime), at: time(date, TimestampStyles.LongDateTime) };
 }
 
 const set: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(interaction, ctx) {
     const day = interaction.options.getInteger('dia', true);
     const hour = interaction.options.getInteger('hora', true);
@@ -67,7 +68,8 @@ const set: SlashDeclaration = {
 };
 
 const off: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(_interaction, ctx) {
     const running = sweeps(ctx);
     const guildId = ctx.guildId();
@@ -78,7 +80,8 @@ const off: SlashDeclaration = {
 };
 
 const status: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(_interaction, ctx) {
     const plan = (await sweeps(ctx).store.get(ctx.guildId())).digest;
     const lines = plan
@@ -92,7 +95,8 @@ const status: SlashDeclaration = {
 };
 
 const preview: SlashDeclaration = {
-  ...ADMIN_ONLY,
+  ...MANAGES_SETTINGS,
+  ephemeral: true,
   async run(_interaction, ctx) {
     const running = sweeps(ctx);
     const guildId = ctx.guildId();

@@ -2,12 +2,12 @@
  * `/feedbot audit-channel status`'s health-check field: when the last sweep ran, what it found and
  * when the next is due, as Discord timestamps (each reader sees local time).
  */
-import type { APIEmbedField } from 'discord.js';
+import { TimestampStyles, time, type APIEmbedField } from 'discord.js';
 import type { BotServices } from '../../interactions/context.js';
 import type { MessageKey, Translator } from '../../i18n/index.js';
 import type { SweepRecord } from './record.js';
 
-const relative = (ms: number) => `<t:${Math.floor(ms / 1000)}:R>`;
+const relative = (ms: number) => time(new Date(ms), TimestampStyles.RelativeTime);
 
 /** Undefined when this bot runs no sweeps (HEALTH_SWEEP_SECONDS unset: tools and tests). */
 export async function sweepStatusField(services: BotServices, guildId: string, t: Translator): Promise<APIEmbedField | undefined> {
