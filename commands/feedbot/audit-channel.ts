@@ -35,8 +35,8 @@ function build(group: SlashCommandSubcommandGroupBuilder): SlashCommandSubcomman
  */
 export async function applyAuditChannel(ctx: HandlerContext, client: Client, channelId: string, locale: string): Promise<void> {
   const guildId = ctx.guildId();
-  await requireGuildChannel(ctx, client, channelId);
-  const missing = await missingPostPermissions(client, guildId, channelId).catch((error: unknown) => {
+  const channel = await requireGuildChannel(ctx, client, channelId);
+  const missing = await missingPostPermissions(client, guildId, channelId, channel).catch((error: unknown) => {
     // Discord's refusal or an unexpected answer: logged without more than its kind, and nothing changes.
     ctx.services.logger.warn({ guildId, channelId, err: error }, "could not read the bot's permissions in the audit channel");
     throw new UserError('audit.set.checkFailed', { channel: channelId });

@@ -3,8 +3,8 @@
  * Links, and which of them it lacks there. Over the gateway the answer comes from discord.js's
  * cache (the Guilds intent keeps the guild's roles, channels and the bot's own member). In
  * HTTP-interactions mode there is no cache: it is computed from Discord's REST API (the guild's
- * roles, the bot's member, the channel's overwrites: three GETs, each validated) by Discord's
- * documented algorithm (permission-math.ts).
+ * roles, the bot's member, the channel's overwrites: three GETs, each validated; the channel's is
+ * skipped when the caller has read it already) by Discord's documented algorithm (permission-math.ts).
  */
 import { DiscordAPIError, PermissionFlagsBits, Routes, type Client } from 'discord.js';
 import { z } from 'zod';
@@ -18,9 +18,12 @@ const POST_PERMISSIONS = {
 
 export type PostPermission = keyof typeof POST_PERMISSIONS;
 
-/** The permissions the bot lacks to post embeds in `channelId`, in POST_PERMISSIONS order (none: it can). */
-export async function missingPostPermissions(client: Client, guildId: string, channelId: string): Promise<PostPermission[]> {
-  const permissions = fromCache(client, guildId, channelId) ?? (await fromRest(client, guildId, channelId));
+/**
+ * The permissions the bot lacks to post embeds in `channelId`, in POST_PERMISSIONS order (none: it
+ * can). `channel`: Discord's answer to GET /channels/{id} when the caller already has it.
+ */
+export async function missingPostPermissions(client: Client, guildId: string, channelId: string, channel?: unknown): Promise<PostPermission[]> {
+  const permissions = fromCache(client, guildId, channelId) ?? (await fromRest(client, guildId, channelId, channel));
   return (Object.keys(POST_PERMISSIONS) as PostPermission[]).filter((p) => (permissions & POST_PERMISSIONS[p]) === 0n);
 }
 
@@ -51,12 +54,12 @@ const UserSchema = z.looseObject({ id: Snowflake });
 /** 50001 Missing Access: the bot cannot see the channel at all. */
 const MISSING_ACCESS = 50001;
 
-async function fromRest(client: Client, guildId: string, channelId: string): Promise<bigint> {
+async function fromRest(client: Client, guildId: string, channelId: string, channel: unknown): Promise<bigint> {
   const botId = await ownUserId(client);
   const [roles, member, overwrites] = await Promise.all([
     client.rest.get(Routes.guildRoles(guildId)).then((body) => RolesSchema.parse(body)),
     client.rest.get(Routes.guildMember(guildId, botId)).then((body) => MemberSchema.parse(body)),
-    client.rest.get(Routes.channel(channelId)).then(
+    (channel === undefined ? client.rest.get(Routes.channel(channelId)) : Promise.resolve(channel)).then(
       (body) => ChannelSchema.parse(body).permission_overwrites,
       (error: unknown) => {
         if (error instanceof DiscordAPIError && error.code === MISSING_ACCESS) return undefined;

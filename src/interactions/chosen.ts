@@ -18,11 +18,18 @@ import { UserError } from './errors.js';
 const ChannelSchema = z.looseObject({ guild_id: z.string().optional() });
 const RolesSchema = z.array(z.looseObject({ id: z.string() }));
 
-/** Refuses a channel that is not one of this guild's. */
-export async function requireGuildChannel(ctx: HandlerContext, client: Client, channelId: string): Promise<void> {
+/**
+ * Refuses a channel that is not one of this guild's. Returns Discord's answer for the channel when
+ * it could be read, so a caller that needs more of it (its permission overwrites) asks only once.
+ */
+export async function requireGuildChannel(ctx: HandlerContext, client: Client, channelId: string): Promise<unknown> {
   const guildId = ctx.guildId();
+  let channel: unknown;
   const found = await client.rest.get(Routes.channel(channelId)).then(
-    (body) => ChannelSchema.safeParse(body).data?.guild_id,
+    (body) => {
+      channel = body;
+      return ChannelSchema.safeParse(body).data?.guild_id;
+    },
     (error: unknown) => {
       if (error instanceof DiscordAPIError && error.code === RESTJSONErrorCodes.UnknownChannel) return null;
       // Missing Access: a channel the bot cannot see, maybe this guild's; it is not refused here.
@@ -31,6 +38,7 @@ export async function requireGuildChannel(ctx: HandlerContext, client: Client, c
     },
   );
   if (found === null || (found !== undefined && found !== guildId)) throw new UserError('error.channelNotInGuild');
+  return channel;
 }
 
 /** Refuses roles that are not this guild's. */

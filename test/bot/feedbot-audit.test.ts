@@ -69,11 +69,12 @@ describe('/feedbot audit-channel set', () => {
     );
     expect((await h.settings.get(GUILD_ID)).auditChannelId).toBeUndefined();
     // Discord is asked whose channel it is (the cache holds what the payload resolved); the
-    // permissions come from the cache over the gateway, from Discord's REST API over HTTP.
+    // permissions come from the cache over the gateway, from Discord's REST API over HTTP, where the
+    // channel read once serves both the guild check and its permission overwrites.
     expect(discordGets(h).sort()).toEqual(
       h.transport === 'gateway'
         ? [`/channels/${NO_EMBEDS_ID}`]
-        : [`/channels/${NO_EMBEDS_ID}`, `/channels/${NO_EMBEDS_ID}`, `/guilds/${GUILD_ID}/members/1200000000000000001`, `/guilds/${GUILD_ID}/roles`, '/users/@me'],
+        : [`/channels/${NO_EMBEDS_ID}`, `/guilds/${GUILD_ID}/members/1200000000000000001`, `/guilds/${GUILD_ID}/roles`, '/users/@me'],
     );
   });
 
