@@ -36,6 +36,7 @@ import { GuildReconciler } from './guild-data/reconcile.js';
 import { GuildDataRetention } from './guild-data/retention.js';
 import { openLease, type SlotLease } from './leases/lease.js';
 import { leaseClaims } from './interactions/claims.js';
+import { within } from './within.js';
 
 export interface BotApp {
   client: Client;
@@ -275,8 +276,7 @@ export async function createBot(config: BotConfig, opts: StartBotOptions): Promi
     stop() {
       stopping ??= (async () => {
         accepting = false;
-        const timeout = new Promise<void>((resolve) => setTimeout(resolve, opts.drainTimeoutMs ?? 10_000).unref());
-        await Promise.race([router.drain(), timeout]);
+        await within(router.drain(), opts.drainTimeoutMs ?? 10_000);
         for (const command of commands) command.dispose?.();
         await sweeps?.stop();
         await countingTrail?.settled();

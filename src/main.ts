@@ -15,6 +15,7 @@ import type { BotMetrics, Ops } from './ops/index.js';
 import { answerManager } from './sharding/ipc.js';
 import { formatShardIds } from './shard-ids.js';
 import { startTracing } from './tracing/tracer.js';
+import { within } from './within.js';
 
 loadEnvFile();
 
@@ -174,7 +175,5 @@ try {
  * way (the gateway, an identify turn) must not keep a process that is exiting 1 alive.
  */
 async function stopBounded(app: { stop(): Promise<unknown> }): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([app.stop().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, 5_000)))]);
-  clearTimeout(timer);
+  await within(app.stop().catch(() => undefined), 5_000);
 }

@@ -9,6 +9,7 @@
  */
 import { Routes, type ChannelType, type Client } from 'discord.js';
 import { z } from 'zod';
+import { within } from '../within.js';
 
 const ChannelsSchema = z.array(z.looseObject({ id: z.string(), name: z.string().nullish(), type: z.number().int().nullish() }));
 
@@ -110,16 +111,7 @@ export class ChannelDirectory {
   private async fetchWithin(guildId: string, waitMs: number): Promise<Fetched | undefined> {
     const failedAt = this.failedAt.get(guildId);
     if (failedAt !== undefined && this.now() - failedAt < this.retryAfterFailureMs) return undefined;
-    const fetching = this.inFlight.get(guildId) ?? this.fetch(guildId);
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), Math.max(0, waitMs));
-    });
-    try {
-      return await Promise.race([fetching, gaveUp]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return within(this.inFlight.get(guildId) ?? this.fetch(guildId), waitMs);
   }
 
   /**

@@ -15,6 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClientOptions } from 'discord.js';
 import type { SlotLease } from '../leases/lease.js';
+import { within } from '../within.js';
 
 /** The shared store, once it is open (undefined: none, or it could not be opened). */
 export type SharedIdentifyLease = () => Promise<SlotLease | undefined>;
@@ -93,13 +94,4 @@ export function identifyThrottlerBuilder(shared?: SharedIdentifyLease): NonNulla
     const info = await manager.fetchGatewayInformation();
     return new IdentifyThrottler(info.session_start_limit.max_concurrency, IDENTIFY_SPACING_MS, Date.now, shared);
   };
-}
-
-/** Resolves with `promise`'s value, or undefined after `ms` (a store that does not answer). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -15,6 +15,7 @@
  */
 import type { SlotLease } from '../leases/lease.js';
 import type { Logger } from '../logger.js';
+import { within } from '../within.js';
 
 /** An interaction token lives 15 minutes: after that no process can answer it anyway. */
 export const CLAIM_TTL_MS = 15 * 60_000;
@@ -50,12 +51,10 @@ export function leaseClaims(lease: SlotLease, opts: { logger: Logger; timeoutMs?
   return {
     kind: lease.kind,
     async claim(interactionId) {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(timedOut), timeoutMs);
-      });
       try {
-        const won = await Promise.race([lease.claim(`interaction:${interactionId}`, CLAIM_TTL_MS), late]);
+        const won = await within(lease.claim(`interaction:${interactionId}`, CLAIM_TTL_MS), timeoutMs, () => {
+          throw timedOut;
+        });
         if (down) {
           down = false;
           opts.logger.info({ store: lease.kind }, 'interaction claims: the store answers again');
@@ -69,8 +68,6 @@ export function leaseClaims(lease: SlotLease, opts: { logger: Logger; timeoutMs?
           opts.logger.warn({ store: lease.kind, cause }, 'interaction claims: the store does not answer; each process answers alone until it does');
         }
         return 'unavailable';
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

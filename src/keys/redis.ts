@@ -17,6 +17,7 @@ import type { ChangeListener, KeyBackend, RawEntry } from './backend.js';
 import { describeStorageError } from './errors.js';
 import { GuildIdSchema } from './schema.js';
 import { redactPassword, type StoreLocation } from './store-url.js';
+import { within } from '../within.js';
 
 type RedisLocation = Extract<StoreLocation, { kind: 'redis' }>;
 type Client = ReturnType<typeof newClient>;
@@ -47,10 +48,9 @@ export class RedisKeyBackend implements KeyBackend {
     });
     const backend = new RedisKeyBackend(keyv, client, namespace, location, logger);
     // Connect now, so a wrong URL or a server that is down fails open(), once, with one message.
-    await Promise.race([
-      client.connect(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('Redis did not answer in time')), CONNECT_TIMEOUT_MS).unref()),
-    ]).catch((error: unknown) => {
+    await within(client.connect(), CONNECT_TIMEOUT_MS, () => {
+      throw new Error('Redis did not answer in time');
+    }).catch((error: unknown) => {
       // A failed first connection has closed the client already, and destroy() would then throw
       // "The client is closed" in place of the reason (a wrong password and a server that is down
       // both read so).

@@ -5,6 +5,7 @@
  */
 import { KeyStoreError } from '../keys/errors.js';
 import { READY, statusName, type GatewaySource } from './gateway.js';
+import { within } from '../within.js';
 
 interface ReadinessSources {
   /** Absent in HTTP-interactions mode, where no gateway session exists. */
@@ -44,18 +45,10 @@ export async function checkReadiness(sources: ReadinessSources, opts: { keyStore
 }
 
 async function keyStoreState(ping: () => Promise<void>, timeoutMs: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<string>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
   const answer = ping().then(
     () => 'ok',
     // The code only: a storage message may name a file path or a guild.
     (error: unknown) => `error (${error instanceof KeyStoreError ? error.code : 'unexpected'})`,
   );
-  try {
-    return await Promise.race([answer, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(answer, timeoutMs, () => 'timeout');
 }

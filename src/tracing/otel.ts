@@ -17,6 +17,7 @@ import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from '@open
 import type { Logger } from '../logger.js';
 import { redactTokens } from '../redact.js';
 import type { SpanAttributes, SpanKind, TraceIds, TraceSpan, Tracer } from './tracer.js';
+import { within } from '../within.js';
 
 interface OpenTelemetryOptions {
   protocol: 'http/protobuf' | 'http/json';
@@ -75,8 +76,7 @@ export async function startOpenTelemetry(opts: OpenTelemetryOptions): Promise<{ 
   return {
     tracer,
     async shutdown() {
-      const timeout = new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref());
-      await Promise.race([provider.shutdown().catch(() => undefined), timeout]);
+      await within(provider.shutdown().catch(() => undefined), SHUTDOWN_TIMEOUT_MS);
     },
   };
 }
