@@ -4,8 +4,8 @@
  */
 
 /**
- * `work`'s outcome if it settles within `ms`; else `onLate()`'s (undefined without one; a throwing
- * `onLate` rejects). The timer is cleared as soon as either side settles. `work` is not cancelled:
+ * `work`'s outcome if it settles within `ms`; else `onLate()`'s (undefined without one). A throwing
+ * `onLate` rejects with what it threw (an Error as is, anything else wrapped in one). The timer is cleared as soon as either side settles. `work` is not cancelled:
  * it may still settle later, unobserved (its late rejection is handled, never unhandled).
  */
 export function within<T>(work: Promise<T>, ms: number): Promise<T | undefined>;

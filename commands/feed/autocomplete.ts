@@ -8,6 +8,7 @@ import { AUTOCOMPLETE_BUDGET_MS } from '../../src/interactions/router.js';
 import { stateChoices } from '../../src/health/state-autocomplete.js';
 import { feedChoiceName } from './render-feeds.js';
 import { Limits } from '../../src/render/style.js';
+import { within } from '../../src/within.js';
 
 function matches(feed: FeedListItem, query: string, channelName: string | undefined): boolean {
   if (!query) return true;
@@ -41,18 +42,11 @@ export async function autocomplete(interaction: AutocompleteInteraction, ctx: Ha
     const stored = await ctx.services.keys.get(guildId);
     if (!stored) return interaction.respond([]);
     const budget = Math.max(0, AUTOCOMPLETE_BUDGET_MS - (ctx.now() - started));
-    let timer: NodeJS.Timeout | undefined;
     const fetched = ctx.services.api.listFeeds({ apiKey: stored.apiKey, guildId }).catch((error: unknown) => {
       ctx.services.logger.debug({ err: error, guild: guildId }, 'autocomplete could not load the feed list');
       return undefined;
     });
-    feeds = await Promise.race([
-      fetched,
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), budget);
-      }),
-    ]);
-    clearTimeout(timer);
+    feeds = await within(fetched, budget);
   }
   const query = String(interaction.options.getFocused() ?? '').trim();
   // Over the gateway from the cache at once; in HTTP mode fetched, within what is left of the budget.
