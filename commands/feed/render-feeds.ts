@@ -13,7 +13,7 @@ import { filterFeeds, type FeedFilters, type FeedRow, type FilteredFeeds } from 
 import { kindsLabel, stateLabel } from '../../src/render/labels.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { apiCode, apiText, codeContent, plainLine } from '../../src/render/markdown.js';
-import { truncate, unixSeconds } from '../../src/render/text.js';
+import { dateTime, truncate, unixSeconds } from '../../src/render/text.js';
 import { packPages } from '../../src/render/pager.js';
 
 /** Feeds per page when they are short; long values make pages smaller (see paginateFeeds). */
@@ -161,7 +161,7 @@ export function createdFeedEmbed(t: Translator, feed: ShownFeed, kinds: readonly
       { name: t('create.field.id'), value: `#${feed.id}`, inline: true },
       { name: t('create.field.state'), value: stateLabel(t, feed.estado), inline: true },
       { name: t('create.field.kinds'), value: kindsLabel(t, kinds), inline: true },
-      ...(feed.creado ? [{ name: t('create.field.created'), value: `<t:${unixSeconds(feed.creado)}:f>`, inline: true }] : []),
+      ...(feed.creado ? [{ name: t('create.field.created'), value: dateTime(feed.creado), inline: true }] : []),
     ],
     ...(feed.creado ? { timestamp: new Date(feed.creado).toISOString() } : {}),
     ...(feed.confirmedByList ? { footer: { text: t('create.confirmedByList') } } : {}),

@@ -12,7 +12,7 @@ import { noticeEmbed } from '../../src/render/notice.js';
 import { packPages, pagerRows, type MessageRow } from '../../src/render/pager.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { apiText } from '../../src/render/markdown.js';
-import { embedLength, safeHttpUrl, truncate, unixSeconds } from '../../src/render/text.js';
+import { dateTime, dateTimeAndAgo, embedLength, safeHttpUrl, truncate } from '../../src/render/text.js';
 
 /** Caption room per post: ten posts with their fields stay under the 6000-character limit. */
 const CAPTION_MAX = 400;
@@ -26,10 +26,10 @@ function postEmbed(t: Translator, post: Post): APIEmbed {
     fields: [
       {
         name: t('posts.field.forwarded'),
-        value: `<t:${unixSeconds(post.publicadoDiscord)}:f> (<t:${unixSeconds(post.publicadoDiscord)}:R>)`,
+        value: dateTimeAndAgo(post.publicadoDiscord),
         inline: true,
       },
-      { name: t('posts.field.published'), value: `<t:${unixSeconds(post.publicadoEn)}:f>`, inline: true },
+      { name: t('posts.field.published'), value: dateTime(post.publicadoEn), inline: true },
     ],
     timestamp: new Date(post.publicadoDiscord).toISOString(),
   };

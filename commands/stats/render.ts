@@ -5,13 +5,13 @@ import type { MessageKey, Translator } from '../../src/i18n/index.js';
 import { knownPlanName } from '../../src/i18n/plans.js';
 import { Colors, Limits } from '../../src/render/style.js';
 import { apiCode, apiText } from '../../src/render/markdown.js';
-import { truncate, unixSeconds } from '../../src/render/text.js';
+import { dateTimeAndAgo, truncate } from '../../src/render/text.js';
 
 /** `guild`: the server's name when Discord told us (the gateway's cache), shown instead of its id. */
 export function statsEmbed(t: Translator, stats: Stats, guild: { id: string; name?: string | undefined } | undefined = undefined): APIEmbed {
   const none = t('stats.none');
   const activity = stats.ultimaActividad && !Number.isNaN(Date.parse(stats.ultimaActividad))
-    ? `<t:${unixSeconds(stats.ultimaActividad)}:f> (<t:${unixSeconds(stats.ultimaActividad)}:R>)`
+    ? dateTimeAndAgo(stats.ultimaActividad)
     : none;
   const field = (key: MessageKey, value: string, inline = true): APIEmbedField => ({
     name: t(key),

@@ -2,7 +2,7 @@
  * Text helpers for Discord's limits: truncation that never splits a character (or an emoji made
  * of several code points), and the way Discord counts an embed's size.
  */
-import type { APIEmbed } from 'discord.js';
+import { TimestampStyles, time, type APIEmbed } from 'discord.js';
 
 // Built by the first text that needs cutting: a grapheme segmenter loads ICU's break-iterator
 // data, about 7 ms that every start would pay if it were built at import.
@@ -44,6 +44,17 @@ export function safeHttpUrl(value: string): string | undefined {
 export function unixSeconds(iso: string | Date): number {
   const ms = typeof iso === 'string' ? Date.parse(iso) : iso.getTime();
   return Math.floor(ms / 1000);
+}
+
+/** A date and time in each reader's own zone (`<t:…:f>`), then how long ago (`<t:…:R>`). */
+export function dateTimeAndAgo(iso: string | Date): string {
+  const seconds = unixSeconds(iso);
+  return `${time(seconds, TimestampStyles.ShortDateTime)} (${time(seconds, TimestampStyles.RelativeTime)})`;
+}
+
+/** A date and time in each reader's own zone (`<t:…:f>`). */
+export function dateTime(iso: string | Date): string {
+  return time(unixSeconds(iso), TimestampStyles.ShortDateTime);
 }
 
 /** Remove characters that would break formatting or pings in text that came from the API. */
