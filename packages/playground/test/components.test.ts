@@ -358,6 +358,33 @@ describe.skipIf(!HAVE_CHROMIUM && !process.env.CI)('selects, modal Labels and th
     await expect.poll(() => page.locator(`#log > discord-message${EPHEMERAL}`).filter({ hasText: 'Watching nasa' }).count()).toBe(1);
   });
 
+  it('a post made while the page loads the channel’s posts stays in view once that load lands', async () => {
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(STEP_MS);
+    problems = watchProblems(page);
+    // The load's answer is read from the server at once (a snapshot without the post), then held
+    // until the post has been drawn live: the order a slow load on a busy machine gives.
+    let snapshotTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (snapshotTaken = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/posts', async (route) => {
+      const response = await route.fetch();
+      snapshotTaken();
+      await released;
+      await route.fulfill({ response });
+    });
+    await page.goto(`${playground.url}/?lang=en`);
+    await page.locator('#app[data-ready="true"][data-connected="true"]').waitFor();
+    await taken;
+    const mark = 'posted-during-load';
+    await post({ content: mark });
+    await postWith(mark).waitFor();
+    release();
+    await page.locator('#app[data-post-loads="1"]').waitFor();
+    await expect(postWith(mark).count()).resolves.toBe(1);
+  });
+
   it.each(['en', 'es'] as const)('right-click on a message → Apps → the message command runs on that message (%s)', async (lang) => {
     await open(lang);
     const from = received.length;

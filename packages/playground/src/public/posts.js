@@ -15,6 +15,24 @@ import { isNewer, ui } from './state.js';
 /** Channel posts by id (the newest version of each). */
 const posts = new Map();
 
+/**
+ * Live changes taken in while a load of every post is in flight, one list per load: its answer is
+ * a snapshot from before them, and they are applied over it (else a post made while the page
+ * loads would vanish until the next reconnect).
+ */
+const duringLoads = new Set();
+
+/** Applies one change to the map; whether it changed anything. */
+function apply(action, message) {
+  if (action === 'delete') {
+    posts.delete(message.id);
+    return true;
+  }
+  if (!isNewer(message, posts.get(message.id))) return false;
+  posts.set(message.id, message);
+  return true;
+}
+
 /** Whether message `id` is one of the channel posts (drawn as such, never inside a conversation). */
 export const isPost = (id) => posts.has(id);
 
@@ -30,10 +48,8 @@ function renderPost(message) {
 
 /** Takes in a created, updated or deleted post; `onUnread(channelId)` when it lands elsewhere. */
 export function absorbPost(action, message, onUnread) {
-  let changed = true;
-  if (action === 'delete') posts.delete(message.id);
-  else if (isNewer(message, posts.get(message.id))) posts.set(message.id, message);
-  else changed = false;
+  for (const changes of duringLoads) changes.push([action, message]);
+  const changed = apply(action, message);
   // A version already drawn is not drawn again: replacing its node under a visitor's pointer
   // would drop the click (or the open select) they are in the middle of.
   if (message.channel_id === ui.channelId) {
@@ -48,9 +64,19 @@ export function renderPosts() {
 
 /** Every post already made in the server (at start, and after the event stream reconnects). */
 export async function loadPosts() {
-  const { posts: list } = await api('/api/posts');
+  const changes = [];
+  duringLoads.add(changes);
+  let list;
+  try {
+    ({ posts: list } = await api('/api/posts'));
+  } finally {
+    duringLoads.delete(changes);
+  }
   posts.clear();
   for (const message of list) posts.set(message.id, message);
+  for (const [action, message] of changes) apply(action, message);
   for (const node of $('log').querySelectorAll('[data-post]')) node.remove();
   renderPosts();
+  // How many loads have landed: tests wait on it.
+  $('app').dataset.postLoads = String(Number($('app').dataset.postLoads ?? 0) + 1);
 }
