@@ -55,20 +55,39 @@ export async function openSqlRunner(databaseUrl: string): Promise<SqlRunner> {
   }
 }
 
+/**
+ * SQLite answers SQLITE_BUSY at once, without waiting out busy_timeout, where waiting could
+ * deadlock: two connections switching a new file to WAL, or creating its table, at the same
+ * moment (two processes starting together). The statement took no effect, so it is asked again,
+ * within the same bound.
+ */
+export async function busyRetried<T>(run: () => Promise<T>): Promise<T> {
+  const until = Date.now() + BUSY_TIMEOUT_MS;
+  for (let delayMs = 5; ; delayMs = Math.min(delayMs * 2, 100)) {
+    try {
+      return await run();
+    } catch (error) {
+      const code = String((error as { code?: unknown } | undefined)?.code ?? '');
+      if (!code.startsWith('SQLITE_BUSY') || Date.now() + delayMs > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}
+
 async function openSqlite(location: SqliteLocation): Promise<SqlRunner> {
   await ensureDatabaseFile(location);
   const db = new KeyvSqlite({ uri: location.uri, busyTimeout: BUSY_TIMEOUT_MS });
   try {
     // WAL lets processes read while one writes; no fsync per commit (see above).
-    await db.query('PRAGMA journal_mode = WAL');
-    await db.query('PRAGMA synchronous = OFF');
+    await busyRetried(() => db.query('PRAGMA journal_mode = WAL'));
+    await busyRetried(() => db.query('PRAGMA synchronous = OFF'));
   } catch (error) {
     await db.disconnect().catch(() => undefined);
     throw error;
   }
   return {
     kind: 'sqlite',
-    query: async (sql, params) => (await db.query(sql, ...params)) as Array<Record<string, unknown>>,
+    query: async (sql, params) => (await busyRetried(() => db.query(sql, ...params))) as Array<Record<string, unknown>>,
     close: () => db.disconnect().catch(() => undefined),
   };
 }
