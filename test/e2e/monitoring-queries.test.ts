@@ -383,13 +383,8 @@ describe.skipIf(prometheus.skip)('docs/monitoring against a real Prometheus scra
     await s.command(g, 'admin', 'apikey', 'status');
   }
 
-  /** A key of 5 requests a minute, spent by another tool: the bot meets a 429, then refuses locally; then /feedbot forget. */
-  async function budgetStory(): Promise<void> {
-    const g = budget;
-    const key = await s.sandbox.admin.generateKey(g.id, [...SCOPES], { rateLimit: 5 });
-    s.keys.add(key);
-    expect((await s.setKey(g, key)).embeds[0]!.title).toBe('API key saved');
-    await s.command(g, 'member', 'stats', '');
+  /** Another tool spends the key at the sandbox until it answers 429. */
+  async function spendAtSandbox(key: string): Promise<void> {
     const agent = new Agent({ connect: { ca: s.sandbox.caPem } });
     try {
       await eventually('the key spent at the sandbox', 10_000, async () => {
@@ -400,10 +395,33 @@ describe.skipIf(prometheus.skip)('docs/monitoring against a real Prometheus scra
     } finally {
       await agent.close();
     }
-    await s.command(g, 'member', 'stats', ''); // the bot still thinks it has budget: the API's 429
-    await counted('feedbot_api_requests_total', { status: '429' }, 1, 15_000);
-    await s.command(g, 'member', 'stats', ''); // now it knows: refused locally
-    await counted('feedbot_api_rate_gate_refusals_total', {}, 1, 15_000);
+  }
+
+  /** A key of 5 requests a minute, spent by another tool: the bot meets a 429, then refuses locally; then /feedbot forget. */
+  async function budgetStory(): Promise<void> {
+    const g = budget;
+    const key = await s.sandbox.admin.generateKey(g.id, [...SCOPES], { rateLimit: 5 });
+    s.keys.add(key);
+    expect((await s.setKey(g, key)).embeds[0]!.title).toBe('API key saved');
+    await s.command(g, 'member', 'stats', '');
+    // The bot still thinks it has budget, so its next /stats meets the API's 429, and the one after
+    // is refused locally until the reset. The sandbox's window opens at a key's first request; on a
+    // loaded machine it can close between the spending and those commands, which then get a fresh
+    // window and a normal answer: spend that one too and ask again.
+    const rounds: string[] = [];
+    const seen = async () =>
+      (await counted('feedbot_api_requests_total', { status: '429' }, 1, 5_000).then(() => true, () => false)) &&
+      (await counted('feedbot_api_rate_gate_refusals_total', {}, 1, 5_000).then(() => true, () => false));
+    for (let round = 1; round <= 3; round++) {
+      await spendAtSandbox(key);
+      const started = Date.now();
+      const answers = [await s.command(g, 'member', 'stats', ''), await s.command(g, 'member', 'stats', '')];
+      rounds.push(`round ${round} (${Date.now() - started} ms): ${answers.map((a) => JSON.stringify((a.embeds[0]?.title ?? a.content).slice(0, 60))).join(', ')}`);
+      if (await seen()) break;
+    }
+    const e = await scrape();
+    expect(sum(e, 'feedbot_api_requests_total', { status: '429' }), rounds.join('; ')).toBeGreaterThanOrEqual(1);
+    expect(sum(e, 'feedbot_api_rate_gate_refusals_total'), rounds.join('; ')).toBeGreaterThanOrEqual(1);
     const asked = await s.command(g, 'admin', 'feedbot', 'forget');
     await s.pressFor(g, 'admin', asked, g.t('forget.button.delete'), titled(g.t('forget.done.title')));
   }
