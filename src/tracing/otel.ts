@@ -5,8 +5,9 @@
  * variables itself: headers, time-out and compression; the sampler
  * (OTEL_TRACES_SAMPLER, _ARG; parent-based always-on by default); the batch processor's
  * OTEL_BSP_*; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. config.ts has checked the values
- * feedbot reads too. Spans go out in batches from a background timer: an answer never waits for
- * the collector, and a collector that is down costs a warning, not an interaction.
+ * feedbot reads too. Spans go out in batches, sent and serialized between turns of the event loop
+ * (deferred-spans.ts): an answer never waits for the collector, and a collector that is down costs
+ * a warning, not an interaction.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -18,6 +19,7 @@ import type { Logger } from '../logger.js';
 import { redactTokens } from '../redact.js';
 import type { SpanAttributes, SpanKind, TraceIds, TraceSpan, Tracer } from './tracer.js';
 import { within } from '../within.js';
+import { DeferredSpanProcessor } from './deferred-spans.js';
 
 interface OpenTelemetryOptions {
   protocol: 'http/protobuf' | 'http/json';
@@ -42,7 +44,7 @@ export async function startOpenTelemetry(opts: OpenTelemetryOptions): Promise<{ 
   const resource = resourceFromAttributes({ 'service.name': opts.serviceName ?? 'feedbot', 'service.version': ownVersion() }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new DeferredSpanProcessor(new BatchSpanProcessor(exporter))] });
   // The global context manager (AsyncLocalStorage) carries the current span across awaits.
   provider.register();
   const otel = provider.getTracer('feedbot', ownVersion());
