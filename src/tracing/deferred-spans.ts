@@ -6,7 +6,7 @@
  * turn of the event loop, all of a turn's together: the serialization runs between turns, after the
  * callback that was on its way has been written. Nothing is held longer than one turn.
  */
-import type { Context } from '@opentelemetry/api';
+import { diag, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 
 export class DeferredSpanProcessor implements SpanProcessor {
@@ -40,6 +40,14 @@ export class DeferredSpanProcessor implements SpanProcessor {
     this.scheduled = undefined;
     const ended = this.ended;
     this.ended = [];
-    for (const span of ended) this.inner.onEnd(span);
+    for (const span of ended) {
+      // This runs from setImmediate on the turn after: a throw here would be uncaught and end the
+      // process, where inside span.end() it failed one interaction. The SDK's diag reaches the log.
+      try {
+        this.inner.onEnd(span);
+      } catch (error) {
+        diag.error('a span could not be handed to the batch processor', error);
+      }
+    }
   }
 }

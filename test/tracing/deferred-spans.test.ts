@@ -4,7 +4,8 @@
  * Driven through the real SDK: a provider, the real BatchSpanProcessor, an exporter that records
  * when it is called.
  */
-import { describe, expect, it } from 'vitest';
+import { DiagLogLevel, diag } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { DeferredSpanProcessor } from '../../src/tracing/deferred-spans.js';
 
@@ -59,5 +60,32 @@ describe('DeferredSpanProcessor', () => {
     expect(events).toEqual(['export one', 'export two']);
     await nextTurn();
     expect(events, 'nothing handed on twice').toEqual(['export one', 'export two']);
+  });
+
+  describe('a processor that throws', () => {
+    afterEach(() => diag.disable());
+
+    it('costs the span a diagnostic line, not the process, and the spans after it still go', async () => {
+      const reported: string[] = [];
+      diag.setLogger({ error: (message) => void reported.push(message), warn: () => undefined, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.ERROR);
+      const handed: string[] = [];
+      const inner: SpanProcessor = {
+        onStart: () => undefined,
+        onEnd: (span) => {
+          if (span.name === 'bad') throw new Error('processor failed');
+          handed.push(span.name);
+        },
+        forceFlush: async () => undefined,
+        shutdown: async () => undefined,
+      };
+      const provider = new BasicTracerProvider({ spanProcessors: [new DeferredSpanProcessor(inner)] });
+      const tracer = provider.getTracer('test');
+      tracer.startSpan('bad').end();
+      tracer.startSpan('good').end();
+      await nextTurn(); // an uncaught throw here would fail the run
+      expect(handed).toEqual(['good']);
+      expect(reported).toEqual(['a span could not be handed to the batch processor']);
+      await provider.shutdown();
+    });
   });
 });
